@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Dispatch: the one struct iommu_flush_ops every flushpol context gives
+ * io-pgtable, and the driver's iotlb_sync/flush_iotlb_all, each handed to
+ * the context's current policy.  The command helpers policies use to reach
+ * the backend live here too, so that every command is counted and traced in
+ * one place.
+ */
+#define pr_fmt(fmt) "flushpol: " fmt
+
+#include <linux/ratelimit.h>
+
+#include "fp_core.h"
+#include "fp_trace.h"
+
+/* Raise @v to @new, never lower it; cheap when @v is already there. */
+static void fp_atomic64_max(atomic64_t *v, s64 new)
+{
+	s64 old = atomic64_read(v);
+
+	while (old < new && !atomic64_try_cmpxchg(v, &old, new))
+		;
+}
+
+static void fp_dispatch_walk(struct fp_context *ctx, unsigned long iova,
+			     size_t size, size_t granule)
+{
+	struct fp_policy *pol;
+
+	fp_stat_add(ctx, FP_STAT_WALKS, 1);
+	fp_stat_add(ctx, FP_STAT_PAGES, size / granule);
+
+	rcu_read_lock();
+	pol = rcu_dereference(ctx->policy);
+	trace_flushpol_walk(ctx->name, pol->name, iova, size, granule);
+	pol->flush_walk(ctx, iova, size, granule);
+	rcu_read_unlock();
+}
+
+static void fp_dispatch_gather(struct fp_context *ctx,
+			       const struct iommu_iotlb_gather *gather)
+{
+	struct fp_policy *pol;
+
+	rcu_read_lock();
+	pol = rcu_dereference(ctx->policy);
+	trace_flushpol_gather(ctx->name, pol->name, gather->start, gather->end,
+			      gather->pgsize);
+	pol->flush_gather(ctx, gather);
+	rcu_read_unlock();
+}
+
+static void fp_tlb_flush_walk(unsigned long iova, size_t size, size_t granule,
+			      void *cookie)
+{
+	fp_dispatch_walk(cookie, iova, size, granule);
+}
+
+/*
+ * Leaves are only gathered here; the policy current at iotlb_sync decides
+ * how to invalidate them.  That is what makes a policy switch between
+ * add_page and iotlb_sync safe.
+ */
+static void fp_tlb_add_page(struct iommu_iotlb_gather *gather,
+			    unsigned long iova, size_t granule, void *cookie)
+{
+	struct fp_context *ctx = cookie;
+	s64 started;
+
+	fp_stat_add(ctx, FP_STAT_PAGES, 1);
+
+	if ((gather->pgsize && gather->pgsize != granule) ||
+	    iommu_iotlb_gather_is_disjoint(gather, iova, granule)) {
+		fp_dispatch_gather(ctx, gather);
+		gather->start = ULONG_MAX;
+		gather->end = 0;
+	}
+	gather->pgsize = granule;
+	iommu_iotlb_gather_add_range(gather, iova, granule);
+
+	/* Order the PTE clear before sampling which flushes have started. */
+	smp_mb();
+	started = atomic64_read(&ctx->ctx_flush_started);
+	fp_atomic64_max(&ctx->leaf_mark, started);
+}
+
+static void fp_tlb_flush_all(void *cookie)
+{
+	fp_flush_iotlb_all(cookie);
+}
+
+const struct iommu_flush_ops fp_flush_ops = {
+	.tlb_flush_all	= fp_tlb_flush_all,
+	.tlb_flush_walk	= fp_tlb_flush_walk,
+	.tlb_add_page	= fp_tlb_add_page,
+};
+
+/**
+ * fp_iotlb_sync() - the driver's iotlb_sync
+ * @ctx: the context
+ * @gather: the unmap's gather
+ *
+ * Ends a strict unmap: once it returns, no leaf entry for anything in
+ * @gather survives.  A queued (lazy) gather is left to flush_iotlb_all.
+ * Like a driver's iotlb_sync, it leaves re-initialising @gather to the
+ * caller.
+ */
+void fp_iotlb_sync(struct fp_context *ctx, struct iommu_iotlb_gather *gather)
+{
+	if (iommu_iotlb_gather_queued(gather))
+		return;
+	fp_stat_add(ctx, FP_STAT_UNMAPS, 1);
+	fp_dispatch_gather(ctx, gather);
+}
+EXPORT_SYMBOL_GPL(fp_iotlb_sync);
+
+/**
+ * fp_flush_iotlb_all() - the driver's flush_iotlb_all
+ * @ctx: the context
+ *
+ * Invalidates the whole context and waits for it; also what io-pgtable's
+ * tlb_flush_all does when the page table is freed.
+ */
+void fp_flush_iotlb_all(struct fp_context *ctx)
+{
+	struct fp_policy *pol;
+
+	rcu_read_lock();
+	pol = rcu_dereference(ctx->policy);
+	trace_flushpol_flush_all(ctx->name, pol->name);
+	if (pol->flush_context)
+		pol->flush_context(ctx);
+	else
+		fp_flush_context(ctx);
+	rcu_read_unlock();
+}
+EXPORT_SYMBOL_GPL(fp_flush_iotlb_all);
+
+/**
+ * fp_inv_va() - invalidate by VA, one command per granule
+ * @ctx: the context
+ * @iova: start of the range
+ * @size: length of the range
+ * @granule: step between commands
+ * @leaf: last-level entries only; otherwise walk caches too
+ */
+void fp_inv_va(struct fp_context *ctx, unsigned long iova, size_t size,
+	       size_t granule, bool leaf)
+{
+	unsigned long n = size / granule;
+
+	ctx->cfg.ops->inv_va(ctx, iova, size, granule, leaf);
+	fp_stat_add(ctx, FP_STAT_TLBI_VA, n);
+	trace_flushpol_inv(ctx->name, leaf ? "va-leaf" : "va", iova, size, n);
+}
+EXPORT_SYMBOL_GPL(fp_inv_va);
+
+/**
+ * fp_inv_range() - invalidate a range with the backend's range commands
+ * @ctx: the context; fp_context_has_range() must be true
+ * @iova: start of the range
+ * @size: length of the range
+ * @granule: the leaf size the range is made of
+ * @leaf: last-level entries only; otherwise walk caches too
+ */
+void fp_inv_range(struct fp_context *ctx, unsigned long iova, size_t size,
+		  size_t granule, bool leaf)
+{
+	unsigned int n;
+
+	n = ctx->cfg.ops->inv_range(ctx, iova, size, granule, leaf);
+	fp_stat_add(ctx, FP_STAT_TLBI_RANGE, n);
+	trace_flushpol_inv(ctx->name, leaf ? "range-leaf" : "range", iova,
+			   size, n);
+}
+EXPORT_SYMBOL_GPL(fp_inv_range);
+
+/**
+ * fp_inv_context() - invalidate every entry of the context's ASID or VMID
+ * @ctx: the context
+ *
+ * Falls back to invalidating all contexts when the backend has no
+ * per-context command.  Prefer fp_flush_context(), which also syncs and
+ * lets fp_gather_covered() know about it.
+ */
+void fp_inv_context(struct fp_context *ctx)
+{
+	const struct fp_hw_ops *ops = ctx->cfg.ops;
+
+	if (ops->inv_context) {
+		ops->inv_context(ctx);
+		fp_stat_add(ctx, FP_STAT_TLBI_ASID, 1);
+		trace_flushpol_inv(ctx->name, "context", 0, 0, 1);
+	} else {
+		ops->inv_all(ctx);
+		fp_stat_add(ctx, FP_STAT_TLBI_ALL, 1);
+		trace_flushpol_inv(ctx->name, "all", 0, 0, 1);
+	}
+}
+EXPORT_SYMBOL_GPL(fp_inv_context);
+
+/**
+ * fp_sync() - wait for every command issued on the context
+ * @ctx: the context
+ *
+ * Return: 0, or the backend's error (-ETIMEDOUT), which is counted and
+ * logged rate-limited.
+ */
+int fp_sync(struct fp_context *ctx)
+{
+	int ret = ctx->cfg.ops->sync(ctx);
+
+	fp_stat_add(ctx, FP_STAT_SYNCS, 1);
+	trace_flushpol_sync(ctx->name, ret);
+	if (ret) {
+		fp_stat_add(ctx, FP_STAT_SYNC_TIMEOUTS, 1);
+		pr_err_ratelimited("%s: TLB sync failed: %d\n", ctx->name, ret);
+	}
+	return ret;
+}
+EXPORT_SYMBOL_GPL(fp_sync);
+
+/**
+ * fp_flush_context() - invalidate the whole context and wait for it
+ * @ctx: the context
+ *
+ * Return: as fp_sync().
+ */
+int fp_flush_context(struct fp_context *ctx)
+{
+	s64 seq = atomic64_inc_return(&ctx->ctx_flush_started);
+	int ret;
+
+	fp_inv_context(ctx);
+	ret = fp_sync(ctx);
+	if (!ret)
+		fp_atomic64_max(&ctx->ctx_flush_done, seq);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(fp_flush_context);
+
+/**
+ * fp_gather_covered() - whether gathered leaves are already invalidated
+ * @ctx: the context
+ *
+ * True when a context-wide flush that started after the last leaf was
+ * gathered (on any CPU) has completed, so a policy may skip the gather.
+ * Conservative: with concurrent unmaps it may say false when a flush did
+ * cover this gather, never the reverse.
+ *
+ * Return: true if a gather ending now needs no further command.
+ */
+bool fp_gather_covered(struct fp_context *ctx)
+{
+	return atomic64_read(&ctx->ctx_flush_done) >
+	       atomic64_read(&ctx->leaf_mark);
+}
+EXPORT_SYMBOL_GPL(fp_gather_covered);

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * /sys/kernel/flushpol: the registered policies and one directory per live
+ * context, in which a policy and a threshold can be chosen and statistics
+ * read.  Handlers here only parse; the changes themselves are made by the
+ * same fp_context_set_*() functions every other caller uses.
+ */
+#define pr_fmt(fmt) "flushpol: " fmt
+
+#include <linux/capability.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "fp_core.h"
+
+static struct kobject *fp_root;
+static struct kset *fp_contexts_kset;
+
+static struct fp_context *to_fp_context(struct kobject *kobj)
+{
+	return container_of(kobj, struct fp_context, kobj);
+}
+
+static ssize_t policies_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return fp_policies_show(buf, NULL, NULL);
+}
+static struct kobj_attribute fp_policies_attr = __ATTR_RO(policies);
+
+static ssize_t policy_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	struct fp_context *ctx = to_fp_context(kobj);
+
+	return fp_policies_show(buf, ctx, rcu_access_pointer(ctx->policy));
+}
+
+static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	char copy[FP_NAME_MAX];
+	const char *name = fp_policy_name_parse(copy, buf);
+	int ret;
+
+	if (!name)
+		return -EINVAL;
+	ret = fp_context_set_policy(to_fp_context(kobj), name);
+	return ret ?: count;
+}
+static struct kobj_attribute fp_policy_attr = __ATTR_RW(policy);
+
+static ssize_t threshold_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", fp_context_threshold(to_fp_context(kobj)));
+}
+
+static ssize_t threshold_store(struct kobject *kobj,
+			       struct kobj_attribute *attr, const char *buf,
+			       size_t count)
+{
+	unsigned long pages;
+	int ret;
+
+	if (kstrtoul(buf, 10, &pages))
+		return -EINVAL;
+	ret = fp_context_set_threshold(to_fp_context(kobj), pages);
+	return ret ?: count;
+}
+static struct kobj_attribute fp_threshold_attr = __ATTR_RW(threshold);
+
+static ssize_t backend_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_fp_context(kobj)->cfg.backend);
+}
+static struct kobj_attribute fp_backend_attr = __ATTR_RO(backend);
+
+static ssize_t strict_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%d\n", !to_fp_context(kobj)->cfg.lazy);
+}
+static struct kobj_attribute fp_strict_attr = __ATTR_RO(strict);
+
+static struct attribute *fp_context_attrs[] = {
+	&fp_policy_attr.attr,
+	&fp_threshold_attr.attr,
+	&fp_backend_attr.attr,
+	&fp_strict_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group fp_context_group = {
+	.attrs = fp_context_attrs,
+};
+
+/* stats/: one counter per file. */
+struct fp_stat_attr {
+	struct kobj_attribute attr;
+	enum fp_stat stat;
+};
+
+static ssize_t fp_stat_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct fp_stat_attr *sa = container_of(attr, struct fp_stat_attr, attr);
+
+	return sysfs_emit(buf, "%llu\n", fp_context_stat(to_fp_context(kobj),
+							 sa->stat));
+}
+
+#define FP_STAT_ATTR(_name, _stat)					\
+	static struct fp_stat_attr fp_stat_attr_##_name = {		\
+		.attr = __ATTR(_name, 0444, fp_stat_show, NULL),	\
+		.stat = _stat,						\
+	}
+
+FP_STAT_ATTR(unmaps, FP_STAT_UNMAPS);
+FP_STAT_ATTR(pages, FP_STAT_PAGES);
+FP_STAT_ATTR(walks, FP_STAT_WALKS);
+FP_STAT_ATTR(tlbi_va, FP_STAT_TLBI_VA);
+FP_STAT_ATTR(tlbi_range, FP_STAT_TLBI_RANGE);
+FP_STAT_ATTR(tlbi_asid, FP_STAT_TLBI_ASID);
+FP_STAT_ATTR(tlbi_all, FP_STAT_TLBI_ALL);
+FP_STAT_ATTR(syncs, FP_STAT_SYNCS);
+FP_STAT_ATTR(sync_timeouts, FP_STAT_SYNC_TIMEOUTS);
+
+static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
+			   const char *buf, size_t count)
+{
+	unsigned int v;
+
+	if (kstrtouint(buf, 10, &v) || v != 1)
+		return -EINVAL;
+	fp_context_reset_stats(to_fp_context(kobj));
+	return count;
+}
+static struct kobj_attribute fp_reset_attr = __ATTR_WO(reset);
+
+static struct attribute *fp_stats_attrs[] = {
+	&fp_stat_attr_unmaps.attr.attr,
+	&fp_stat_attr_pages.attr.attr,
+	&fp_stat_attr_walks.attr.attr,
+	&fp_stat_attr_tlbi_va.attr.attr,
+	&fp_stat_attr_tlbi_range.attr.attr,
+	&fp_stat_attr_tlbi_asid.attr.attr,
+	&fp_stat_attr_tlbi_all.attr.attr,
+	&fp_stat_attr_syncs.attr.attr,
+	&fp_stat_attr_sync_timeouts.attr.attr,
+	&fp_reset_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group fp_stats_group = {
+	.name = "stats",
+	.attrs = fp_stats_attrs,
+};
+
+static const struct attribute_group *fp_context_groups[] = {
+	&fp_context_group,
+	&fp_stats_group,
+	NULL,
+};
+
+static void fp_context_release(struct kobject *kobj)
+{
+	struct fp_context *ctx = to_fp_context(kobj);
+
+	free_percpu(ctx->stats);
+	kfree(ctx);
+}
+
+const struct kobj_type fp_context_ktype = {
+	.release	= fp_context_release,
+	.sysfs_ops	= &kobj_sysfs_ops,
+	.default_groups	= fp_context_groups,
+};
+
+int fp_sysfs_add_context(struct fp_context *ctx)
+{
+	int ret;
+
+	ctx->kobj.kset = fp_contexts_kset;
+	ret = kobject_add(&ctx->kobj, NULL, "%s", ctx->name);
+	if (ret)
+		return ret;
+	kobject_uevent(&ctx->kobj, KOBJ_ADD);
+	return 0;
+}
+
+/* Returns once no sysfs handler of @ctx runs or can start. */
+void fp_sysfs_del_context(struct fp_context *ctx)
+{
+	kobject_uevent(&ctx->kobj, KOBJ_REMOVE);
+	kobject_del(&ctx->kobj);
+}
+
+int fp_sysfs_init(void)
+{
+	int ret;
+
+	fp_root = kobject_create_and_add("flushpol", kernel_kobj);
+	if (!fp_root)
+		return -ENOMEM;
+
+	ret = sysfs_create_file(fp_root, &fp_policies_attr.attr);
+	if (ret)
+		goto err_root;
+
+	fp_contexts_kset = kset_create_and_add("contexts", NULL, fp_root);
+	if (!fp_contexts_kset) {
+		ret = -ENOMEM;
+		goto err_root;
+	}
+	return 0;
+
+err_root:
+	kobject_put(fp_root);
+	return ret;
+}
+
+void fp_sysfs_exit(void)
+{
+	kset_unregister(fp_contexts_kset);
+	kobject_put(fp_root);
+}

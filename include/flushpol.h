@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * flushpol: pluggable IOMMU TLB-invalidation policies.
+ *
+ * io-pgtable says *what* must be invalidated, through struct iommu_flush_ops
+ * and the driver's iotlb_sync.  A flushpol context turns each of those calls
+ * into a decision of its current policy (*how*), carried out with the
+ * primitives its backend provides (the hardware).
+ *
+ *   driver init_context:  ctx = fp_context_create(&cfg, &pgtbl_cfg);
+ *                         ops = alloc_io_pgtable_ops(fmt, &pgtbl_cfg, ctx);
+ *   driver iotlb_sync:    fp_iotlb_sync(ctx, gather);
+ *   driver flush_iotlb_all: fp_flush_iotlb_all(ctx);
+ *   driver destroy:       free_io_pgtable_ops(ops); fp_context_destroy(ctx);
+ */
+#ifndef _FLUSHPOL_H
+#define _FLUSHPOL_H
+
+#include <linux/io-pgtable.h>
+#include <linux/iommu.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/types.h>
+
+#define FP_NAME_MAX	16
+
+struct fp_context;
+
+/**
+ * struct fp_hw_ops - invalidation primitives of one backend (the hardware)
+ * @inv_va: invalidate by VA, one command per @granule in [@iova, @iova +
+ *	@size).  @leaf: only last-level entries; otherwise walk caches too.
+ * @inv_range: optional; invalidate [@iova, @iova + @size) with the fewest
+ *	range commands the hardware has.  Returns how many it issued.
+ * @inv_context: invalidate everything tagged with this context's ASID (or
+ *	VMID for stage 2).
+ * @inv_all: optional; invalidate every context the TLB holds.
+ * @sync: wait for every command issued so far on this context to complete.
+ *	Returns 0, or -ETIMEDOUT when the hardware did not answer in time.
+ *
+ * None of the invalidation calls waits: completion is only known after
+ * @sync returns 0.  The core never calls two of these concurrently for the
+ * same context, so a backend may batch commands in per-context state.
+ */
+struct fp_hw_ops {
+	void (*inv_va)(struct fp_context *ctx, unsigned long iova, size_t size,
+		       size_t granule, bool leaf);
+	unsigned int (*inv_range)(struct fp_context *ctx, unsigned long iova,
+				  size_t size, size_t granule, bool leaf);
+	void (*inv_context)(struct fp_context *ctx);
+	void (*inv_all)(struct fp_context *ctx);
+	int (*sync)(struct fp_context *ctx);
+};
+
+/**
+ * struct fp_context_cfg - what a backend says about a new context
+ * @backend: backend name, for example "smmuv3"; shown in sysfs.
+ * @instance: name of the IOMMU instance, for example "smmuv3.0"; the
+ *	context's sysfs name is "<instance>-asid<id>" (or "-vmid<id>").
+ * @owner: module providing @ops, pinned while the context lives.
+ * @ops: the hardware primitives.
+ * @id: ASID, or VMID when @stage2.
+ * @stage2: the context translates IPAs and is tagged by VMID.
+ * @lazy: non-strict: unmaps are queued and ended by flush_iotlb_all.
+ * @default_policy: policy the backend picks for this hardware, used when
+ *	the default_policy module parameter is "auto".
+ * @default_threshold: initial threshold, in TLB entries.
+ * @priv: backend data, returned by fp_context_priv().
+ */
+struct fp_context_cfg {
+	const char *backend;
+	const char *instance;
+	struct module *owner;
+	const struct fp_hw_ops *ops;
+	u32 id;
+	bool stage2;
+	bool lazy;
+	const char *default_policy;
+	unsigned int default_threshold;
+	void *priv;
+};
+
+/**
+ * struct fp_policy - one way of turning flush requests into commands
+ * @name: unique name, at most FP_NAME_MAX - 1 characters.
+ * @owner: THIS_MODULE; pinned by every context that uses the policy.
+ * @usable: optional; whether @ctx can use this policy (hardware feature,
+ *	strict or lazy).  Policies failing it are not listed for @ctx.
+ * @flush_walk: a table covering [@iova, @iova + @size) is about to be freed.
+ *	Must invalidate leaf and walk entries for it and call fp_sync()
+ *	before returning.
+ * @flush_gather: end of a strict unmap.  @gather holds every leaf unmapped
+ *	since the last call (it may be empty).  Must leave no leaf entry for
+ *	it once it returns, normally by ending with fp_sync().
+ * @flush_context: optional; invalidate the whole context and sync.  Used
+ *	for flush_iotlb_all and tlb_flush_all; the default is
+ *	fp_flush_context().
+ * @list: registry linkage, owned by the core.
+ *
+ * Policies run under rcu_read_lock() and must not sleep.  They issue
+ * commands only through the fp_*() helpers below, which keep the statistics
+ * and tracepoints honest.
+ */
+struct fp_policy {
+	const char *name;
+	struct module *owner;
+	bool (*usable)(const struct fp_context *ctx);
+	void (*flush_walk)(struct fp_context *ctx, unsigned long iova,
+			   size_t size, size_t granule);
+	void (*flush_gather)(struct fp_context *ctx,
+			     const struct iommu_iotlb_gather *gather);
+	void (*flush_context)(struct fp_context *ctx);
+	struct list_head list;
+};
+
+/* Per-context counters, one sysfs file each under stats/. */
+enum fp_stat {
+	FP_STAT_UNMAPS,
+	FP_STAT_PAGES,
+	FP_STAT_WALKS,
+	FP_STAT_TLBI_VA,
+	FP_STAT_TLBI_RANGE,
+	FP_STAT_TLBI_ASID,
+	FP_STAT_TLBI_ALL,
+	FP_STAT_SYNCS,
+	FP_STAT_SYNC_TIMEOUTS,
+	FP_STAT_NR,
+};
+
+int fp_policy_register(struct fp_policy *pol);
+int fp_policy_unregister(struct fp_policy *pol);
+
+struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
+				     struct io_pgtable_cfg *pgtbl_cfg);
+void fp_context_destroy(struct fp_context *ctx);
+int fp_context_set_policy(struct fp_context *ctx, const char *name);
+int fp_context_set_threshold(struct fp_context *ctx, unsigned long pages);
+
+void fp_iotlb_sync(struct fp_context *ctx, struct iommu_iotlb_gather *gather);
+void fp_flush_iotlb_all(struct fp_context *ctx);
+
+/* Accessors for backends and policies. */
+void *fp_context_priv(const struct fp_context *ctx);
+bool fp_context_has_range(const struct fp_context *ctx);
+bool fp_context_is_lazy(const struct fp_context *ctx);
+unsigned int fp_context_threshold(const struct fp_context *ctx);
+u64 fp_context_stat(struct fp_context *ctx, enum fp_stat stat);
+void fp_context_reset_stats(struct fp_context *ctx);
+
+/* Command helpers for policies: each is one decision, counted and traced. */
+void fp_inv_va(struct fp_context *ctx, unsigned long iova, size_t size,
+	       size_t granule, bool leaf);
+void fp_inv_range(struct fp_context *ctx, unsigned long iova, size_t size,
+		  size_t granule, bool leaf);
+void fp_inv_context(struct fp_context *ctx);
+int fp_sync(struct fp_context *ctx);
+int fp_flush_context(struct fp_context *ctx);
+bool fp_gather_covered(struct fp_context *ctx);
+
+/**
+ * fp_gather_pages() - number of TLB entries a gather names
+ * @gather: a gather filled by the flushpol core
+ *
+ * The core syncs before a gather would become discontiguous or change page
+ * size, so the count is exact.
+ *
+ * Return: entries of @gather->pgsize in the gathered range, 0 if empty.
+ */
+static inline unsigned long
+fp_gather_pages(const struct iommu_iotlb_gather *gather)
+{
+	if (!gather->pgsize || gather->end < gather->start)
+		return 0;
+	return (gather->end - gather->start + 1) / gather->pgsize;
+}
+
+#endif /* _FLUSHPOL_H */

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * threshold: precise below N TLB entries, the whole context above, N per
+ * context from sysfs (default from the backend: 128 on Qualcomm, as its
+ * hardware team recommends).  Below N it uses range commands where the
+ * backend has them, by-VA commands otherwise.
+ *
+ * Built as a module of its own, flushpol_threshold, registering through the
+ * exported API like any out-of-tree policy would.
+ */
+#define pr_fmt(fmt) "flushpol_threshold: " fmt
+
+#include <linux/module.h>
+
+#include "../include/flushpol.h"
+
+static void fp_threshold_precise(struct fp_context *ctx, unsigned long iova,
+				 size_t size, size_t granule, bool leaf)
+{
+	if (fp_context_has_range(ctx))
+		fp_inv_range(ctx, iova, size, granule, leaf);
+	else
+		fp_inv_va(ctx, iova, size, granule, leaf);
+	fp_sync(ctx);
+}
+
+static void fp_threshold_flush_walk(struct fp_context *ctx, unsigned long iova,
+				    size_t size, size_t granule)
+{
+	if (size / granule > fp_context_threshold(ctx))
+		fp_flush_context(ctx);
+	else
+		fp_threshold_precise(ctx, iova, size, granule, false);
+}
+
+static void fp_threshold_flush_gather(struct fp_context *ctx,
+				      const struct iommu_iotlb_gather *gather)
+{
+	unsigned long pages = fp_gather_pages(gather);
+
+	if (!pages || fp_gather_covered(ctx))
+		return;
+	if (pages > fp_context_threshold(ctx))
+		fp_flush_context(ctx);
+	else
+		fp_threshold_precise(ctx, gather->start,
+				     gather->end - gather->start + 1,
+				     gather->pgsize, true);
+}
+
+static struct fp_policy fp_policy_threshold = {
+	.name		= "threshold",
+	.owner		= THIS_MODULE,
+	.flush_walk	= fp_threshold_flush_walk,
+	.flush_gather	= fp_threshold_flush_gather,
+};
+
+static int __init fp_threshold_init(void)
+{
+	return fp_policy_register(&fp_policy_threshold);
+}
+
+static void __exit fp_threshold_exit(void)
+{
+	/* Cannot fail: every context using the policy pins this module. */
+	WARN_ON(fp_policy_unregister(&fp_policy_threshold));
+}
+
+module_init(fp_threshold_init);
+module_exit(fp_threshold_exit);
+
+MODULE_DESCRIPTION("flushpol policy: by-VA or range below a threshold, whole context above");
+MODULE_AUTHOR("flushpol developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * va: what upstream arm-smmu (SMMUv2) does, and the baseline every other
+ * policy is compared with.  A freed table costs one non-leaf by-VA command
+ * per granule it covered; a gather one leaf by-VA command per entry.  The
+ * gather always ends with a sync, empty or not, as upstream's iotlb_sync
+ * does.
+ */
+#include "../core/fp_core.h"
+
+static void fp_va_flush_walk(struct fp_context *ctx, unsigned long iova,
+			     size_t size, size_t granule)
+{
+	fp_inv_va(ctx, iova, size, granule, false);
+	fp_sync(ctx);
+}
+
+static void fp_va_flush_gather(struct fp_context *ctx,
+			       const struct iommu_iotlb_gather *gather)
+{
+	if (fp_gather_pages(gather))
+		fp_inv_va(ctx, gather->start, gather->end - gather->start + 1,
+			  gather->pgsize, true);
+	fp_sync(ctx);
+}
+
+struct fp_policy fp_policy_va = {
+	.name		= "va",
+	.owner		= THIS_MODULE,
+	.flush_walk	= fp_va_flush_walk,
+	.flush_gather	= fp_va_flush_gather,
+};
