@@ -13,18 +13,10 @@
 #include "fp_core.h"
 #include "fp_trace.h"
 
-/* Raise @v to @new, never lower it; cheap when @v is already there. */
-static void fp_atomic64_max(atomic64_t *v, s64 new)
-{
-	s64 old = atomic64_read(v);
-
-	while (old < new && !atomic64_try_cmpxchg(v, &old, new))
-		;
-}
-
 static void fp_dispatch_walk(struct fp_context *ctx, unsigned long iova,
 			     size_t size, size_t granule)
 {
+	int token = fp_cov_walk_begin(ctx);
 	struct fp_policy *pol;
 
 	fp_stat_add(ctx, FP_STAT_WALKS, 1);
@@ -35,6 +27,8 @@ static void fp_dispatch_walk(struct fp_context *ctx, unsigned long iova,
 	trace_flushpol_walk(ctx->name, pol->name, iova, size, granule);
 	pol->flush_walk(ctx, iova, size, granule);
 	rcu_read_unlock();
+
+	fp_cov_walk_done(ctx, token, iova, size);
 }
 
 static void fp_dispatch_gather(struct fp_context *ctx,
@@ -59,15 +53,17 @@ static void fp_tlb_flush_walk(unsigned long iova, size_t size, size_t granule,
 /*
  * Leaves are only gathered here; the policy current at iotlb_sync decides
  * how to invalidate them.  That is what makes a policy switch between
- * add_page and iotlb_sync safe.
+ * add_page and iotlb_sync safe.  Every leaf is gathered, even one a walk
+ * flush covered, so that va sends what upstream sends; policies that care
+ * ask fp_gather_covered().
  */
 static void fp_tlb_add_page(struct iommu_iotlb_gather *gather,
 			    unsigned long iova, size_t granule, void *cookie)
 {
 	struct fp_context *ctx = cookie;
-	s64 started;
 
-	fp_stat_add(ctx, FP_STAT_PAGES, 1);
+	if (fp_cov_leaf(ctx, iova, granule))
+		fp_stat_add(ctx, FP_STAT_PAGES, 1);
 
 	if ((gather->pgsize && gather->pgsize != granule) ||
 	    iommu_iotlb_gather_is_disjoint(gather, iova, granule)) {
@@ -77,11 +73,6 @@ static void fp_tlb_add_page(struct iommu_iotlb_gather *gather,
 	}
 	gather->pgsize = granule;
 	iommu_iotlb_gather_add_range(gather, iova, granule);
-
-	/* Order the PTE clear before sampling which flushes have started. */
-	smp_mb();
-	started = atomic64_read(&ctx->ctx_flush_started);
-	fp_atomic64_max(&ctx->leaf_mark, started);
 }
 
 static void fp_tlb_flush_all(void *cookie)
@@ -111,6 +102,7 @@ void fp_iotlb_sync(struct fp_context *ctx, struct iommu_iotlb_gather *gather)
 		return;
 	fp_stat_add(ctx, FP_STAT_UNMAPS, 1);
 	fp_dispatch_gather(ctx, gather);
+	fp_cov_unmap_done(ctx);
 }
 EXPORT_SYMBOL_GPL(fp_iotlb_sync);
 
@@ -133,6 +125,7 @@ void fp_flush_iotlb_all(struct fp_context *ctx)
 	else
 		fp_flush_context(ctx);
 	rcu_read_unlock();
+	fp_cov_unmap_done(ctx);
 }
 EXPORT_SYMBOL_GPL(fp_flush_iotlb_all);
 
@@ -213,46 +206,10 @@ int fp_sync(struct fp_context *ctx)
 	fp_stat_add(ctx, FP_STAT_SYNCS, 1);
 	trace_flushpol_sync(ctx->name, ret);
 	if (ret) {
+		fp_cov_sync_failed(ctx);
 		fp_stat_add(ctx, FP_STAT_SYNC_TIMEOUTS, 1);
 		pr_err_ratelimited("%s: TLB sync failed: %d\n", ctx->name, ret);
 	}
 	return ret;
 }
 EXPORT_SYMBOL_GPL(fp_sync);
-
-/**
- * fp_flush_context() - invalidate the whole context and wait for it
- * @ctx: the context
- *
- * Return: as fp_sync().
- */
-int fp_flush_context(struct fp_context *ctx)
-{
-	s64 seq = atomic64_inc_return(&ctx->ctx_flush_started);
-	int ret;
-
-	fp_inv_context(ctx);
-	ret = fp_sync(ctx);
-	if (!ret)
-		fp_atomic64_max(&ctx->ctx_flush_done, seq);
-	return ret;
-}
-EXPORT_SYMBOL_GPL(fp_flush_context);
-
-/**
- * fp_gather_covered() - whether gathered leaves are already invalidated
- * @ctx: the context
- *
- * True when a context-wide flush that started after the last leaf was
- * gathered (on any CPU) has completed, so a policy may skip the gather.
- * Conservative: with concurrent unmaps it may say false when a flush did
- * cover this gather, never the reverse.
- *
- * Return: true if a gather ending now needs no further command.
- */
-bool fp_gather_covered(struct fp_context *ctx)
-{
-	return atomic64_read(&ctx->ctx_flush_done) >
-	       atomic64_read(&ctx->leaf_mark);
-}
-EXPORT_SYMBOL_GPL(fp_gather_covered);

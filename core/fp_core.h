@@ -28,16 +28,13 @@ struct fp_context {
 	struct mutex lock;
 	unsigned int threshold;
 	struct fp_stats __percpu *stats;
-	/*
-	 * Context-wide flushes are numbered when they start; @ctx_flush_done
-	 * is the highest number whose sync completed, @leaf_mark the number
-	 * of flushes started when a leaf was last gathered.  A gather is
-	 * covered once @ctx_flush_done > @leaf_mark: some flush started after
-	 * every gathered PTE was cleared, and completed.
-	 */
+	/* What gathered leaves are already covered: see coverage.c. */
 	atomic64_t ctx_flush_started;
 	atomic64_t ctx_flush_done;
 	atomic64_t leaf_mark;
+	atomic_t sync_errors;
+	spinlock_t span_lock;
+	unsigned long span_start, span_end;
 	struct list_head node;
 };
 
@@ -60,6 +57,15 @@ void fp_builtin_policies_unregister(void);
 extern struct mutex fp_contexts_lock;
 extern struct list_head fp_contexts;
 void fp_default_policy(char name[FP_NAME_MAX]);
+
+/* coverage.c */
+void fp_cov_init(struct fp_context *ctx);
+int fp_cov_walk_begin(struct fp_context *ctx);
+void fp_cov_walk_done(struct fp_context *ctx, int token, unsigned long iova,
+		      size_t size);
+bool fp_cov_leaf(struct fp_context *ctx, unsigned long iova, size_t size);
+void fp_cov_unmap_done(struct fp_context *ctx);
+void fp_cov_sync_failed(struct fp_context *ctx);
 
 /* dispatch.c */
 extern const struct iommu_flush_ops fp_flush_ops;

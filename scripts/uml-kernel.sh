@@ -14,7 +14,8 @@ cache=${FLUSHPOL_CACHE:-/var/cache/flushpol}
 tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 frag=$top/kunit/uml.config
 src=$cache/linux-source-6.12
-key=$(cat "$frag" "$0" | sha256sum | cut -c1-12)
+patches=("$top"/kunit/patches/*.patch)
+key=$(cat "$frag" "$0" "${patches[@]}" | sha256sum | cut -c1-12)
 out=$cache/uml-$key
 
 log() { echo "uml-kernel: $*" >&2; }
@@ -25,6 +26,18 @@ if [ ! -f "$src/Makefile" ]; then
 	rm -rf "$src"
 	tar -C "$cache" -xJf "$tarball"
 fi
+
+# Fixes the test kernel needs on this kind of host (see each patch); the
+# source is shared between builds, so each is applied once.
+for p in "${patches[@]}"; do
+	if patch -d "$src" -p1 --dry-run --forward -s < "$p" >/dev/null 2>&1; then
+		log "applying $(basename "$p")"
+		patch -d "$src" -p1 --forward -s < "$p"
+	elif ! patch -d "$src" -p1 --dry-run --reverse -s < "$p" >/dev/null 2>&1; then
+		log "$(basename "$p") neither applies nor is applied"
+		exit 1
+	fi
+done
 
 if [ -f "$out/.flushpol-built" ]; then
 	echo "$out"
@@ -43,6 +56,6 @@ for opt in 64BIT MODULES KUNIT IOMMU_API IOMMU_IO_PGTABLE_LPAE BLK_DEV_INITRD \
 		{ log "CONFIG_$opt did not stick"; exit 1; }
 done
 
-make -s -C "$src" O="$out" ARCH=um -j"$(nproc)" linux modules_prepare >&2
+make -s -C "$src" O="$out" ARCH=um -j"$(nproc)" linux modules modules_prepare >&2
 touch "$out/.flushpol-built"
 echo "$out"

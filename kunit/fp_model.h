@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A model of an SMMU TLB, for tests only.
+ *
+ * Device accesses translate through the model: they hit cached leaf entries,
+ * or walk the real io-pgtable in memory, using and filling a walk cache of
+ * table descriptors on the way.  Invalidation commands queue up and take
+ * effect at sync, dropping exactly what the architecture says each drops.
+ * The model then reports what a correct driver must never leave behind:
+ * entries that no longer match the page table (stale), walk-cache entries
+ * pointing at a table being freed, and live entries thrown away
+ * (collateral).
+ */
+#ifndef _FP_MODEL_H
+#define _FP_MODEL_H
+
+#include <linux/io-pgtable.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+
+#define FPM_LEVELS	4
+
+enum fpm_cmd_kind {
+	FPM_CMD_VA,		/* one VA, all levels it is cached at */
+	FPM_CMD_RANGE,		/* [addr, addr + size) */
+	FPM_CMD_ASID,
+	FPM_CMD_ALL,
+};
+
+struct fpm_cmd {
+	enum fpm_cmd_kind kind;
+	bool leaf;		/* last-level entries only, walk cache kept */
+	u16 asid;
+	u64 addr;
+	u64 size;
+};
+
+struct fpm_ctx;
+
+/* The SMMU: its command queue and every context it caches entries for. */
+struct fpm_smmu {
+	spinlock_t lock;
+	struct list_head ctxs;
+	struct fpm_cmd *pending;
+	unsigned int nr_pending, max_pending;
+	bool sync_stuck;	/* sync never completes, as a wedged SMMU */
+	unsigned long cmds;	/* commands accepted */
+	unsigned long syncs;	/* syncs completed */
+};
+
+struct fpm_counts {
+	unsigned long fills;		/* entries cached by accesses */
+	unsigned long faults;		/* accesses with no translation */
+	unsigned long stale_hits;	/* accesses served by a stale entry */
+	unsigned long collateral;	/* live entries a command dropped */
+	unsigned long freed_refs;	/* walk entries left on a freed table */
+};
+
+struct fpm_ctx {
+	struct fpm_smmu *smmu;
+	struct list_head node;
+	u16 asid;
+	const struct io_pgtable_cfg *cfg;
+	unsigned int pg_shift, bits, start_level;
+	/* Indexed by iova >> level shift; value: output PA >> pg_shift. */
+	struct xarray leaf[FPM_LEVELS];
+	/* Indexed by iova >> level shift; value: next-level table PA >> pg_shift. */
+	struct xarray walk[FPM_LEVELS];
+	struct fpm_counts n;
+};
+
+int fpm_smmu_init(struct fpm_smmu *smmu);
+void fpm_smmu_destroy(struct fpm_smmu *smmu);
+void fpm_ctx_init(struct fpm_ctx *mc, struct fpm_smmu *smmu, u16 asid);
+int fpm_ctx_attach(struct fpm_ctx *mc, const struct io_pgtable_cfg *cfg);
+void fpm_ctx_destroy(struct fpm_ctx *mc);
+
+void fpm_issue(struct fpm_smmu *smmu, const struct fpm_cmd *cmd);
+int fpm_sync(struct fpm_smmu *smmu);
+
+bool fpm_access(struct fpm_ctx *mc, unsigned long iova);
+void fpm_access_range(struct fpm_ctx *mc, unsigned long iova, size_t size);
+unsigned long fpm_stale_entries(struct fpm_ctx *mc);
+unsigned long fpm_cached_entries(struct fpm_ctx *mc);
+unsigned long fpm_cached_leaves(struct fpm_ctx *mc, unsigned long iova,
+				size_t size);
+void fpm_table_freed(struct fpm_ctx *mc, void *table, size_t size);
+
+#endif /* _FP_MODEL_H */

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The test rig: a flushpol context whose backend drives the TLB model, and
+ * a real io-pgtable-arm page table whose flush calls go through flushpol.
+ */
+#include <linux/gfp.h>
+#include <linux/iommu.h>
+#include <linux/mm.h>
+
+#include "fp_rig.h"
+
+static struct fpt_rig *to_rig(const void *cookie)
+{
+	return fp_context_priv(cookie);
+}
+
+/* The backend: each primitive becomes model commands. */
+
+static void fpt_inv_va(struct fp_context *ctx, unsigned long iova,
+		       size_t size, size_t granule, bool leaf)
+{
+	struct fpt_rig *rig = to_rig(ctx);
+	struct fpm_cmd cmd = {
+		.kind = FPM_CMD_VA, .leaf = leaf, .asid = rig->mc.asid,
+	};
+	unsigned long end = iova + size;
+
+	for (; iova < end; iova += granule) {
+		cmd.addr = iova;
+		fpm_issue(rig->smmu, &cmd);
+	}
+}
+
+/*
+ * SMMUv3.2-style range commands: (NUM + 1) * 2^SCALE translation granules,
+ * NUM < 32.  Peeling the lowest set bits first gives an exact cover with
+ * one command per 5-bit window of the page count.
+ */
+static unsigned int fpt_inv_range(struct fp_context *ctx, unsigned long iova,
+				  size_t size, size_t granule, bool leaf)
+{
+	struct fpt_rig *rig = to_rig(ctx);
+	unsigned int tg = rig->mc.pg_shift, n = 0;
+	unsigned long pages = size >> tg;
+	struct fpm_cmd cmd = {
+		.kind = FPM_CMD_RANGE, .leaf = leaf, .asid = rig->mc.asid,
+	};
+
+	while (pages) {
+		unsigned int scale = __ffs(pages);
+		unsigned long num = (pages >> scale) & 31;
+
+		cmd.addr = iova;
+		cmd.size = (u64)num << (scale + tg);
+		fpm_issue(rig->smmu, &cmd);
+		iova += cmd.size;
+		pages -= num << scale;
+		n++;
+	}
+	return n;
+}
+
+static void fpt_inv_context(struct fp_context *ctx)
+{
+	struct fpt_rig *rig = to_rig(ctx);
+	struct fpm_cmd cmd = { .kind = FPM_CMD_ASID, .asid = rig->mc.asid };
+
+	fpm_issue(rig->smmu, &cmd);
+}
+
+static void fpt_inv_all(struct fp_context *ctx)
+{
+	struct fpm_cmd cmd = { .kind = FPM_CMD_ALL };
+
+	fpm_issue(to_rig(ctx)->smmu, &cmd);
+}
+
+static int fpt_sync(struct fp_context *ctx)
+{
+	return fpm_sync(to_rig(ctx)->smmu);
+}
+
+const struct fp_hw_ops fpt_hw_ops = {
+	.inv_va		= fpt_inv_va,
+	.inv_context	= fpt_inv_context,
+	.inv_all	= fpt_inv_all,
+	.sync		= fpt_sync,
+};
+
+const struct fp_hw_ops fpt_hw_ops_range = {
+	.inv_va		= fpt_inv_va,
+	.inv_range	= fpt_inv_range,
+	.inv_context	= fpt_inv_context,
+	.inv_all	= fpt_inv_all,
+	.sync		= fpt_sync,
+};
+
+/*
+ * The flush ops io-pgtable calls: flushpol's, with hooks in front so tests
+ * can act in the middle of an unmap.
+ */
+
+static void fpt_tlb_flush_all(void *cookie)
+{
+	to_rig(cookie)->fp_tlb->tlb_flush_all(cookie);
+}
+
+static void fpt_tlb_flush_walk(unsigned long iova, size_t size,
+			       size_t granule, void *cookie)
+{
+	struct fpt_rig *rig = to_rig(cookie);
+
+	rig->walks++;
+	if (rig->hooks && rig->hooks->before_walk)
+		rig->hooks->before_walk(rig);
+	rig->fp_tlb->tlb_flush_walk(iova, size, granule, cookie);
+}
+
+static void fpt_tlb_add_page(struct iommu_iotlb_gather *gather,
+			     unsigned long iova, size_t granule, void *cookie)
+{
+	struct fpt_rig *rig = to_rig(cookie);
+
+	rig->add_pages++;
+	if (rig->hooks && rig->hooks->before_add_page)
+		rig->hooks->before_add_page(rig);
+	rig->fp_tlb->tlb_add_page(gather, iova, granule, cookie);
+}
+
+/* Table memory: ours, so the model sees the moment a table is freed. */
+static void *fpt_table_alloc(void *cookie, size_t size, gfp_t gfp)
+{
+	return (void *)__get_free_pages(gfp | __GFP_ZERO, get_order(size));
+}
+
+static void fpt_table_free(void *cookie, void *pages, size_t size)
+{
+	fpm_table_freed(&to_rig(cookie)->mc, pages, size);
+	free_pages((unsigned long)pages, get_order(size));
+}
+
+static void fpt_rig_exit_action(void *data)
+{
+	fpt_rig_exit(data);
+}
+
+/**
+ * fpt_rig_init() - a context on the model, with its page table
+ * @test: the test; the rig is torn down when it ends
+ * @rig: zeroed storage for the rig
+ * @rc: what to build
+ * @shared: an SMMU model shared with other rigs, or NULL for a private one
+ * @asid: the context's ASID
+ *
+ * Return: 0 or an error from flushpol or io-pgtable.
+ */
+int fpt_rig_init(struct kunit *test, struct fpt_rig *rig,
+		 const struct fpt_rig_cfg *rc, struct fpm_smmu *shared, u16 asid)
+{
+	struct fp_context_cfg fc = {
+		.backend = "model",
+		.instance = "model0",
+		.owner = THIS_MODULE,
+		.ops = rc->has_range ? &fpt_hw_ops_range : &fpt_hw_ops,
+		.id = asid,
+		.lazy = rc->lazy,
+		.default_policy = rc->lazy ? "nonstrict" : "va",
+		.default_threshold = rc->threshold ?: 128,
+		.priv = rig,
+	};
+	unsigned long granule = rc->granule ?: SZ_4K;
+	int ret;
+
+	rig->test = test;
+	rig->has_range = rc->has_range;
+	if (shared) {
+		rig->smmu = shared;
+	} else {
+		ret = fpm_smmu_init(&rig->own_smmu);
+		if (ret)
+			return ret;
+		rig->smmu = &rig->own_smmu;
+	}
+	fpm_ctx_init(&rig->mc, rig->smmu, asid);
+
+	rig->cfg = (struct io_pgtable_cfg) {
+		.pgsize_bitmap	= granule == SZ_4K ? SZ_4K | SZ_2M | SZ_1G :
+				  granule == SZ_16K ? SZ_16K | SZ_32M :
+				  SZ_64K | SZ_512M,
+		.ias		= rc->fmt == ARM_32_LPAE_S1 ? 32 : 48,
+		.oas		= rc->fmt == ARM_32_LPAE_S1 ? 40 : 48,
+		.coherent_walk	= true,
+		.iommu_dev	= &rig->dev,
+		.alloc		= fpt_table_alloc,
+		.free		= fpt_table_free,
+	};
+
+	rig->ctx = fp_context_create(&fc, &rig->cfg);
+	if (IS_ERR(rig->ctx)) {
+		ret = PTR_ERR(rig->ctx);
+		rig->ctx = NULL;
+		goto err_model;
+	}
+	rig->fp_tlb = rig->cfg.tlb;
+	rig->tlb = (struct iommu_flush_ops) {
+		.tlb_flush_all	= fpt_tlb_flush_all,
+		.tlb_flush_walk	= fpt_tlb_flush_walk,
+		.tlb_add_page	= fpt_tlb_add_page,
+	};
+	rig->cfg.tlb = &rig->tlb;
+
+	rig->ops = alloc_io_pgtable_ops(rc->fmt, &rig->cfg, rig->ctx);
+	if (!rig->ops) {
+		ret = -ENOMEM;
+		goto err_ctx;
+	}
+	ret = fpm_ctx_attach(&rig->mc, &rig->cfg);
+	if (!ret && rc->policy)
+		ret = fp_context_set_policy(rig->ctx, rc->policy);
+	if (!ret && rc->threshold)
+		ret = fp_context_set_threshold(rig->ctx, rc->threshold);
+	if (ret)
+		goto err_ops;
+
+	return kunit_add_action_or_reset(test, fpt_rig_exit_action, rig);
+
+err_ops:
+	free_io_pgtable_ops(rig->ops);
+	rig->ops = NULL;
+err_ctx:
+	fp_context_destroy(rig->ctx);
+	rig->ctx = NULL;
+err_model:
+	fpm_ctx_destroy(&rig->mc);
+	if (!shared)
+		fpm_smmu_destroy(&rig->own_smmu);
+	return ret;
+}
+
+/* Tear down in the order a driver would: page table, context, hardware. */
+void fpt_rig_exit(struct fpt_rig *rig)
+{
+	rig->hooks = NULL;
+	rig->smmu->sync_stuck = false;
+	free_io_pgtable_ops(rig->ops);
+	fp_context_destroy(rig->ctx);
+	fpm_ctx_destroy(&rig->mc);
+	if (rig->smmu == &rig->own_smmu)
+		fpm_smmu_destroy(&rig->own_smmu);
+}
+
+/**
+ * fpt_map() - map [@iova, @iova + @size) in @pgsize pages
+ * @rig: the rig
+ * @iova: start, aligned to @pgsize
+ * @size: length
+ * @pgsize: page size; 4K pages stand for a scatter-gather list
+ *
+ * Output addresses are @iova + &fpt_rig.pa_offset, so remapping after
+ * changing the offset gives the device different pages.
+ *
+ * Return: 0 or the error from io-pgtable.
+ */
+int fpt_map(struct fpt_rig *rig, unsigned long iova, size_t size,
+	    size_t pgsize)
+{
+	size_t done = 0;
+
+	while (done < size) {
+		size_t mapped = 0;
+		int ret;
+
+		ret = rig->ops->map_pages(rig->ops, iova + done,
+					  iova + done + rig->pa_offset, pgsize,
+					  (size - done) / pgsize,
+					  IOMMU_READ | IOMMU_WRITE, GFP_KERNEL,
+					  &mapped);
+		if (ret)
+			return ret;
+		if (!mapped)
+			return -EIO;
+		done += mapped;
+	}
+	return 0;
+}
+
+/*
+ * The page size and count the IOMMU core's iommu_pgsize() would pick for an
+ * unmap: the largest supported size that @iova is aligned to and @size
+ * holds, as many as fit before a larger size would become usable.
+ */
+static size_t fpt_pgsize(unsigned long bitmap, unsigned long iova, size_t size,
+			 size_t *count)
+{
+	unsigned long sizes = bitmap & GENMASK(__fls(size), 0);
+	size_t pgsize, next, offset;
+
+	if (iova)
+		sizes &= GENMASK(__ffs(iova), 0);
+	pgsize = BIT(__fls(sizes));
+
+	sizes = bitmap & ~GENMASK(__fls(sizes), 0);
+	if (sizes) {
+		next = BIT(__ffs(sizes));
+		offset = next - (iova & (next - 1));
+		if (offset + next <= size)
+			size = offset;
+	}
+	*count = size / pgsize;
+	return pgsize;
+}
+
+/**
+ * fpt_unmap() - unmap as iommu_unmap() (or the DMA API, @queued) would
+ * @rig: the rig
+ * @iova: start
+ * @size: length
+ * @queued: a lazy unmap: the gather is queued and no iotlb_sync follows
+ *
+ * Return: bytes unmapped.
+ */
+size_t fpt_unmap(struct fpt_rig *rig, unsigned long iova, size_t size,
+		 bool queued)
+{
+	struct iommu_iotlb_gather gather;
+	size_t unmapped = 0;
+
+	iommu_iotlb_gather_init(&gather);
+	gather.queued = queued;
+
+	while (unmapped < size) {
+		size_t count, pgsize, n;
+
+		pgsize = fpt_pgsize(rig->cfg.pgsize_bitmap, iova + unmapped,
+				    size - unmapped, &count);
+		n = rig->ops->unmap_pages(rig->ops, iova + unmapped, pgsize,
+					  count, &gather);
+		if (!n)
+			break;
+		unmapped += n;
+	}
+	if (!queued)
+		fp_iotlb_sync(rig->ctx, &gather);
+	return unmapped;
+}
+
+MODULE_DESCRIPTION("flushpol KUnit suites, on a TLB model and the real io-pgtable-arm");
+MODULE_AUTHOR("flushpol developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The test rig: a flushpol context on the model backend, with a real
+ * io-pgtable-arm page table, and the unmap path of the kernel's IOMMU core
+ * (page-size split, gather, iotlb_sync) reproduced around it.
+ */
+#ifndef _FP_RIG_H
+#define _FP_RIG_H
+
+#include <kunit/test.h>
+#include <linux/device.h>
+#include <linux/io-pgtable.h>
+
+#include "../include/flushpol.h"
+#include "fp_model.h"
+
+struct fpt_rig;
+
+/* Called by the rig's flush ops around the core's, to act mid-unmap. */
+struct fpt_hooks {
+	void (*before_walk)(struct fpt_rig *rig);
+	void (*before_add_page)(struct fpt_rig *rig);
+};
+
+struct fpt_rig_cfg {
+	enum io_pgtable_fmt fmt;
+	unsigned long granule;
+	bool has_range;
+	bool lazy;
+	const char *policy;	/* NULL: the backend's default */
+	unsigned int threshold;	/* 0: the backend's default */
+};
+
+struct fpt_rig {
+	struct kunit *test;
+	struct fpm_smmu *smmu;		/* shared when several rigs run */
+	struct fpm_smmu own_smmu;
+	struct fpm_ctx mc;
+	struct fp_context *ctx;
+	struct io_pgtable_ops *ops;
+	struct io_pgtable_cfg cfg;
+	const struct iommu_flush_ops *fp_tlb;	/* what flushpol gave us */
+	struct iommu_flush_ops tlb;		/* what io-pgtable calls */
+	const struct fpt_hooks *hooks;
+	void *hook_data;
+	struct device dev;
+	bool has_range;
+	u64 pa_offset;
+	unsigned long walks, add_pages;
+};
+
+extern const struct fp_hw_ops fpt_hw_ops;
+extern const struct fp_hw_ops fpt_hw_ops_range;
+
+int fpt_rig_init(struct kunit *test, struct fpt_rig *rig,
+		 const struct fpt_rig_cfg *rc, struct fpm_smmu *shared, u16 asid);
+void fpt_rig_exit(struct fpt_rig *rig);
+
+int fpt_map(struct fpt_rig *rig, unsigned long iova, size_t size,
+	    size_t pgsize);
+size_t fpt_unmap(struct fpt_rig *rig, unsigned long iova, size_t size,
+		 bool queued);
+
+#endif /* _FP_RIG_H */

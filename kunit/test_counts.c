@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flushpol_counts: for every policy and the seed thread's sizes, the exact
+ * commands and syncs one unmap costs, what it costs a second live buffer in
+ * the same context, and that nothing stale survives the sync.
+ *
+ * Buffer A (the size under test) and buffer B (2 MiB of 4 KiB pages) are
+ * mapped and warmed in the TLB model; A is unmapped the way iommu_unmap()
+ * does it.  Each case prints one "fp-count:" line; scripts/kunit-table.py
+ * turns them into the README's table.
+ */
+#include <kunit/test.h>
+#include <linux/sizes.h>
+
+#include "fp_rig.h"
+
+#define FPT_IOVA_A	SZ_1G
+#define FPT_IOVA_B	(3UL * SZ_1G)
+#define FPT_SIZE_B	SZ_2M
+
+struct fpt_count_case {
+	const char *policy;
+	bool range;		/* backend has range invalidation */
+	size_t size;
+	size_t pgsize;		/* how A is mapped */
+	/* Expected: */
+	unsigned long va, rng, ctx, syncs;
+	unsigned long b_lost;	/* leaf entries of B thrown away */
+};
+
+#define C(p, r, sz, pg, v, rg, cx, sy, bl)				\
+	{ .policy = p, .range = r, .size = sz, .pgsize = pg, .va = v,	\
+	  .rng = rg, .ctx = cx, .syncs = sy, .b_lost = bl }
+
+/*
+ * 4K..1M unmap as leaves gathered page by page; 2M and up free one
+ * last-level table per 2 MiB, each a walk flush (BRIEF s2), and gather the
+ * table entry as a 2 MiB leaf, which the walk flush already covered.
+ */
+static const struct fpt_count_case fpt_count_cases[] = {
+	/*
+	 * va: upstream SMMUv2.  512 by-VA per freed table, sync each; then,
+	 * as io-pgtable-arm 6.12 also gathers each freed table's entry, one
+	 * leaf by-VA per 2 MiB and the gather's sync.
+	 */
+	C("va", false, SZ_4K,  SZ_4K,    1, 0, 0,  1, 0),
+	C("va", false, SZ_64K, SZ_4K,   16, 0, 0,  1, 0),
+	C("va", false, SZ_1M,  SZ_4K,  256, 0, 0,  1, 0),
+	C("va", false, SZ_2M,  SZ_4K,  513, 0, 0,  2, 0),
+	C("va", false, 12 * SZ_1M, SZ_4K, 3078, 0, 0,  7, 0),
+	C("va", false, SZ_16M, SZ_4K, 4104, 0, 0,  9, 0),
+	C("va", false, 24 * SZ_1M, SZ_4K, 6156, 0, 0, 13, 0),
+	C("va", false, SZ_32M, SZ_4K, 8208, 0, 0, 17, 0),
+	C("va", false, SZ_32M, SZ_2M,   16, 0, 0,  1, 0),
+	/* range: one RIL command per power-of-two span. */
+	C("range", true, SZ_4K,  SZ_4K, 0,  1, 0,  1, 0),
+	C("range", true, SZ_64K, SZ_4K, 0,  1, 0,  1, 0),
+	C("range", true, SZ_1M,  SZ_4K, 0,  1, 0,  1, 0),
+	C("range", true, SZ_2M,  SZ_4K, 0,  1, 0,  1, 0),
+	C("range", true, 12 * SZ_1M, SZ_4K, 0,  6, 0,  6, 0),
+	C("range", true, SZ_16M, SZ_4K, 0,  8, 0,  8, 0),
+	C("range", true, 24 * SZ_1M, SZ_4K, 0, 12, 0, 12, 0),
+	C("range", true, SZ_32M, SZ_4K, 0, 16, 0, 16, 0),
+	C("range", true, SZ_32M, SZ_2M, 0,  1, 0,  1, 0),
+	/* asid: one context flush per freed table or non-empty gather. */
+	C("asid", false, SZ_4K,  SZ_4K, 0, 0,  1,  1, 512),
+	C("asid", false, SZ_64K, SZ_4K, 0, 0,  1,  1, 512),
+	C("asid", false, SZ_1M,  SZ_4K, 0, 0,  1,  1, 512),
+	C("asid", false, SZ_2M,  SZ_4K, 0, 0,  1,  1, 512),
+	C("asid", false, 12 * SZ_1M, SZ_4K, 0, 0,  6,  6, 512),
+	C("asid", false, SZ_16M, SZ_4K, 0, 0,  8,  8, 512),
+	C("asid", false, 24 * SZ_1M, SZ_4K, 0, 0, 12, 12, 512),
+	C("asid", false, SZ_32M, SZ_4K, 0, 0, 16, 16, 512),
+	C("asid", false, SZ_32M, SZ_2M, 0, 0,  1,  1, 512),
+	/* threshold 128, no range: by-VA up to 128 entries, context above. */
+	C("threshold", false, SZ_4K,  SZ_4K,  1, 0,  0,  1, 0),
+	C("threshold", false, SZ_64K, SZ_4K, 16, 0,  0,  1, 0),
+	C("threshold", false, SZ_1M,  SZ_4K,  0, 0,  1,  1, 512),
+	C("threshold", false, SZ_2M,  SZ_4K,  0, 0,  1,  1, 512),
+	C("threshold", false, 12 * SZ_1M, SZ_4K,  0, 0,  6,  6, 512),
+	C("threshold", false, SZ_16M, SZ_4K,  0, 0,  8,  8, 512),
+	C("threshold", false, 24 * SZ_1M, SZ_4K,  0, 0, 12, 12, 512),
+	C("threshold", false, SZ_32M, SZ_4K,  0, 0, 16, 16, 512),
+	C("threshold", false, SZ_32M, SZ_2M, 16, 0,  0,  1, 0),
+	/* threshold 128 with range: range commands below, context above. */
+	C("threshold", true, SZ_4K,  SZ_4K, 0, 1,  0,  1, 0),
+	C("threshold", true, SZ_64K, SZ_4K, 0, 1,  0,  1, 0),
+	C("threshold", true, SZ_1M,  SZ_4K, 0, 0,  1,  1, 512),
+	C("threshold", true, SZ_32M, SZ_4K, 0, 0, 16, 16, 512),
+	C("threshold", true, SZ_32M, SZ_2M, 0, 1,  0,  1, 0),
+};
+
+static void fpt_count_desc(const struct fpt_count_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s-%zuK-in-%zuK", c->policy,
+		 c->range ? "-ril" : "", c->size / SZ_1K, c->pgsize / SZ_1K);
+}
+KUNIT_ARRAY_PARAM(fpt_count, fpt_count_cases, fpt_count_desc);
+
+static void unmap_counts_exact_and_nothing_stale(struct kunit *test)
+{
+	const struct fpt_count_case *c = test->param_value;
+	struct fpt_rig_cfg rc = {
+		.fmt = ARM_64_LPAE_S1, .has_range = c->range,
+		.policy = c->policy,
+	};
+	struct fpt_rig *rig = kunit_kzalloc(test, sizeof(*rig), GFP_KERNEL);
+	struct fp_context *ctx;
+	unsigned long b_before, b_lost;
+
+	KUNIT_ASSERT_NOT_NULL(test, rig);
+	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, rig, &rc, NULL, 1), 0);
+	ctx = rig->ctx;
+
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_A, c->size, c->pgsize), 0);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_B, FPT_SIZE_B, SZ_4K), 0);
+	fpm_access_range(&rig->mc, FPT_IOVA_A, c->size);
+	fpm_access_range(&rig->mc, FPT_IOVA_B, FPT_SIZE_B);
+	b_before = fpm_cached_leaves(&rig->mc, FPT_IOVA_B, FPT_SIZE_B);
+	KUNIT_ASSERT_EQ(test, b_before, FPT_SIZE_B / SZ_4K);
+	fp_context_reset_stats(ctx);
+	rig->smmu->cmds = 0;
+	rig->smmu->syncs = 0;
+	rig->mc.n.collateral = 0;
+
+	KUNIT_ASSERT_EQ(test, fpt_unmap(rig, FPT_IOVA_A, c->size, false),
+			c->size);
+
+	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_TLBI_VA), c->va);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_TLBI_RANGE), c->rng);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_TLBI_ASID), c->ctx);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_TLBI_ALL), 0);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_SYNCS), c->syncs);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_UNMAPS), 1);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_PAGES),
+			c->size / c->pgsize);
+
+	/* The statistics are what the hardware model received. */
+	KUNIT_EXPECT_EQ(test, rig->smmu->cmds, c->va + c->rng + c->ctx);
+	KUNIT_EXPECT_EQ(test, rig->smmu->syncs, c->syncs);
+
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
+	KUNIT_EXPECT_EQ(test, rig->mc.n.freed_refs, 0);
+	b_lost = b_before - fpm_cached_leaves(&rig->mc, FPT_IOVA_B, FPT_SIZE_B);
+	KUNIT_EXPECT_EQ(test, b_lost, c->b_lost);
+
+	/* A is gone for the device, B still translates. */
+	KUNIT_EXPECT_FALSE(test, fpm_access(&rig->mc, FPT_IOVA_A));
+	KUNIT_EXPECT_TRUE(test, fpm_access(&rig->mc, FPT_IOVA_B));
+	KUNIT_EXPECT_EQ(test, rig->mc.n.stale_hits, 0);
+
+	kunit_info(test,
+		   "fp-count: backend=model%s policy=%s size=%zu pgsize=%zu walks=%lu leaves=%lu va=%llu range=%llu asid=%llu syncs=%llu collateral=%lu b_lost=%lu stale=%lu\n",
+		   c->range ? "-ril" : "", c->policy, c->size, c->pgsize,
+		   rig->walks, rig->add_pages,
+		   fp_context_stat(ctx, FP_STAT_TLBI_VA),
+		   fp_context_stat(ctx, FP_STAT_TLBI_RANGE),
+		   fp_context_stat(ctx, FP_STAT_TLBI_ASID),
+		   fp_context_stat(ctx, FP_STAT_SYNCS), rig->mc.n.collateral,
+		   b_lost, fpm_stale_entries(&rig->mc));
+}
+
+static struct kunit_case fpt_count_test_cases[] = {
+	KUNIT_CASE_PARAM(unmap_counts_exact_and_nothing_stale,
+			 fpt_count_gen_params),
+	{}
+};
+
+static struct kunit_suite fpt_count_suite = {
+	.name = "flushpol_counts",
+	.test_cases = fpt_count_test_cases,
+};
+kunit_test_suite(fpt_count_suite);
