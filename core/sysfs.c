@@ -29,6 +29,12 @@ static ssize_t policies_show(struct kobject *kobj, struct kobj_attribute *attr,
 }
 static struct kobj_attribute fp_policies_attr = __ATTR_RO(policies);
 
+/* sysfs hands us @count bytes; a NUL inside them would hide the rest. */
+static bool fp_input_clean(const char *buf, size_t count)
+{
+	return strnlen(buf, count) == count;
+}
+
 static ssize_t policy_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
@@ -44,7 +50,7 @@ static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
 	const char *name = fp_policy_name_parse(copy, buf);
 	int ret;
 
-	if (!name)
+	if (!name || !fp_input_clean(buf, count))
 		return -EINVAL;
 	ret = fp_context_set_policy(to_fp_context(kobj), name);
 	return ret ?: count;
@@ -64,7 +70,7 @@ static ssize_t threshold_store(struct kobject *kobj,
 	unsigned long pages;
 	int ret;
 
-	if (kstrtoul(buf, 10, &pages))
+	if (!fp_input_clean(buf, count) || kstrtoul(buf, 10, &pages))
 		return -EINVAL;
 	ret = fp_context_set_threshold(to_fp_context(kobj), pages);
 	return ret ?: count;
@@ -133,7 +139,7 @@ static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	unsigned int v;
 
-	if (kstrtouint(buf, 10, &v) || v != 1)
+	if (!fp_input_clean(buf, count) || kstrtouint(buf, 10, &v) || v != 1)
 		return -EINVAL;
 	fp_context_reset_stats(to_fp_context(kobj));
 	return count;

@@ -133,10 +133,29 @@ static void *fpt_table_alloc(void *cookie, size_t size, gfp_t gfp)
 	return (void *)__get_free_pages(gfp | __GFP_ZERO, get_order(size));
 }
 
+/*
+ * Freed tables are held until the rig goes, like KASAN's quarantine: a new
+ * table never reuses a freed one's address, so a walk entry left on a freed
+ * table can never look right by accident.
+ */
 static void fpt_table_free(void *cookie, void *pages, size_t size)
 {
-	fpm_table_freed(&to_rig(cookie)->mc, pages, size);
-	free_pages((unsigned long)pages, get_order(size));
+	struct fpt_rig *rig = to_rig(cookie);
+	struct page *page = virt_to_page(pages);
+
+	fpm_table_freed(&rig->mc, pages, size);
+	set_page_private(page, get_order(size));
+	list_add(&page->lru, &rig->quarantine);
+}
+
+static void fpt_quarantine_release(struct fpt_rig *rig)
+{
+	struct page *page, *tmp;
+
+	list_for_each_entry_safe(page, tmp, &rig->quarantine, lru) {
+		list_del(&page->lru);
+		__free_pages(page, page_private(page));
+	}
 }
 
 static void fpt_rig_exit_action(void *data)
@@ -173,6 +192,8 @@ int fpt_rig_init(struct kunit *test, struct fpt_rig *rig,
 
 	rig->test = test;
 	rig->has_range = rc->has_range;
+	INIT_LIST_HEAD(&rig->quarantine);
+	snprintf(rig->name, sizeof(rig->name), "model0-asid%u", asid);
 	if (shared) {
 		rig->smmu = shared;
 	} else {
@@ -234,6 +255,7 @@ err_model:
 	fpm_ctx_destroy(&rig->mc);
 	if (!shared)
 		fpm_smmu_destroy(&rig->own_smmu);
+	fpt_quarantine_release(rig);
 	return ret;
 }
 
@@ -242,11 +264,14 @@ void fpt_rig_exit(struct fpt_rig *rig)
 {
 	rig->hooks = NULL;
 	rig->smmu->sync_stuck = false;
-	free_io_pgtable_ops(rig->ops);
-	fp_context_destroy(rig->ctx);
+	if (rig->ops)
+		free_io_pgtable_ops(rig->ops);
+	if (rig->ctx)
+		fp_context_destroy(rig->ctx);
 	fpm_ctx_destroy(&rig->mc);
 	if (rig->smmu == &rig->own_smmu)
 		fpm_smmu_destroy(&rig->own_smmu);
+	fpt_quarantine_release(rig);
 }
 
 /**

@@ -44,6 +44,8 @@ struct fpt_rig {
 	const struct fpt_hooks *hooks;
 	void *hook_data;
 	struct device dev;
+	char name[32];			/* the context's sysfs name */
+	struct list_head quarantine;	/* freed tables, see fpt_table_free */
 	bool has_range;
 	u64 pa_offset;
 	unsigned long walks, add_pages;
@@ -60,5 +62,12 @@ int fpt_map(struct fpt_rig *rig, unsigned long iova, size_t size,
 	    size_t pgsize);
 size_t fpt_unmap(struct fpt_rig *rig, unsigned long iova, size_t size,
 		 bool queued);
+
+ssize_t fpt_write_file(const char *path, const void *buf, size_t len);
+ssize_t fpt_read_file(const char *path, char *buf, size_t size);
+ssize_t fpt_ctx_write(struct fpt_rig *rig, const char *attr, const char *s,
+		      size_t len);
+ssize_t fpt_ctx_read(struct fpt_rig *rig, const char *attr, char *buf,
+		     size_t size);
 
 #endif /* _FP_RIG_H */

@@ -160,9 +160,35 @@ static void unmap_counts_exact_and_nothing_stale(struct kunit *test)
 		   b_lost, fpm_stale_entries(&rig->mc));
 }
 
+/*
+ * A 2 MiB block followed by 4 KiB pages: the gather's page size changes
+ * mid-unmap, so the core must flush the block before gathering the pages.
+ */
+static void page_size_change_flushes_gather_first(struct kunit *test)
+{
+	struct fpt_rig_cfg rc = { .fmt = ARM_64_LPAE_S1, .policy = "va" };
+	struct fpt_rig *rig = kunit_kzalloc(test, sizeof(*rig), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rig);
+	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, rig, &rc, NULL, 1), 0);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_A, SZ_2M, SZ_2M), 0);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_A + SZ_2M, SZ_64K, SZ_4K),
+			0);
+	fpm_access_range(&rig->mc, FPT_IOVA_A, SZ_2M + SZ_64K);
+	fp_context_reset_stats(rig->ctx);
+
+	KUNIT_ASSERT_EQ(test, fpt_unmap(rig, FPT_IOVA_A, SZ_2M + SZ_64K, false),
+			SZ_2M + SZ_64K);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 17);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_SYNCS), 2);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_UNMAPS), 1);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
+}
+
 static struct kunit_case fpt_count_test_cases[] = {
 	KUNIT_CASE_PARAM(unmap_counts_exact_and_nothing_stale,
 			 fpt_count_gen_params),
+	KUNIT_CASE(page_size_change_flushes_gather_first),
 	{}
 };
 

@@ -15,7 +15,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${FLUSHPOL_CACHE:-/var/cache/flushpol}
 src=$cache/linux-source-6.12
 out=${FLUSHPOL_OUT:-$top/build/kunit}
-suites=(flushpol_counts)
+suites=(flushpol_counts flushpol_model flushpol_oracle flushpol_switch
+	flushpol_registry flushpol_sysfs flushpol_lazy)
 
 log() { echo "kunit: $*" >&2; }
 

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flushpol_registry: policies register by name, a context pins the module
+ * of the policy it uses, a policy in use cannot be withdrawn, and the
+ * default_policy parameter picks the policy of new contexts.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/sizes.h>
+
+#include "fp_rig.h"
+
+#define FPT_PARAM	"/sys/module/flushpol/parameters/default_policy"
+#define FPT_THR_REFCNT	"/sys/module/flushpol_threshold/refcnt"
+
+static void fpt_walk_nop(struct fp_context *ctx, unsigned long iova,
+			 size_t size, size_t granule)
+{
+	fp_flush_context(ctx);
+}
+
+static void fpt_gather_nop(struct fp_context *ctx,
+			   const struct iommu_iotlb_gather *gather)
+{
+	fp_flush_context(ctx);
+}
+
+static struct fpt_rig *fpt_reg_rig(struct kunit *test, u16 asid)
+{
+	struct fpt_rig_cfg rc = { .fmt = ARM_64_LPAE_S1 };
+	struct fpt_rig *rig = kunit_kzalloc(test, sizeof(*rig), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rig);
+	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, rig, &rc, NULL, asid), 0);
+	return rig;
+}
+
+static void register_refuses_duplicate_and_incomplete(struct kunit *test)
+{
+	struct fp_policy dup = {
+		.name = "va", .owner = THIS_MODULE,
+		.flush_walk = fpt_walk_nop, .flush_gather = fpt_gather_nop,
+	};
+	struct fp_policy noname = dup, longname = dup, nowalk = dup,
+			 nogather = dup;
+
+	noname.name = NULL;
+	longname.name = "a_name_much_too_long";
+	nowalk.name = "kunit_nowalk";
+	nowalk.flush_walk = NULL;
+	nogather.name = "kunit_nogather";
+	nogather.flush_gather = NULL;
+
+	KUNIT_EXPECT_EQ(test, fp_policy_register(&dup), -EEXIST);
+	KUNIT_EXPECT_EQ(test, fp_policy_register(&noname), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fp_policy_register(&longname), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fp_policy_register(&nowalk), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fp_policy_register(&nogather), -EINVAL);
+}
+
+static void policy_in_use_cannot_be_unregistered(struct kunit *test)
+{
+	struct fp_policy tmp = {
+		.name = "kunit_tmp", .owner = THIS_MODULE,
+		.flush_walk = fpt_walk_nop, .flush_gather = fpt_gather_nop,
+	};
+	struct fpt_rig *rig = fpt_reg_rig(test, 1);
+	int refs;
+
+	KUNIT_ASSERT_EQ(test, fp_policy_register(&tmp), 0);
+	refs = module_refcount(THIS_MODULE);
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "kunit_tmp"), 0);
+	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), refs + 1);
+
+	KUNIT_EXPECT_EQ(test, fp_policy_unregister(&tmp), -EBUSY);
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "kunit_tmp"), 0);
+	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), refs + 1);
+
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "va"), 0);
+	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), refs);
+	KUNIT_EXPECT_EQ(test, fp_policy_unregister(&tmp), 0);
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "kunit_tmp"),
+			-EINVAL);
+}
+
+static int fpt_read_int(struct kunit *test, const char *path)
+{
+	char buf[32];
+	int v = -1;
+
+	KUNIT_ASSERT_GT(test, fpt_read_file(path, buf, sizeof(buf)), 0);
+	KUNIT_ASSERT_EQ(test, kstrtoint(strim(buf), 10, &v), 0);
+	return v;
+}
+
+/* The separately built policy module is pinned like any other. */
+static void context_pins_threshold_module(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_reg_rig(test, 1);
+	struct fpt_rig *rig2 = fpt_reg_rig(test, 2);
+	int refs = fpt_read_int(test, FPT_THR_REFCNT);
+
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "threshold"), 0);
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig2->ctx, "threshold"), 0);
+	KUNIT_EXPECT_EQ(test, fpt_read_int(test, FPT_THR_REFCNT), refs + 2);
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "asid"), 0);
+	KUNIT_EXPECT_EQ(test, fpt_read_int(test, FPT_THR_REFCNT), refs + 1);
+}
+
+static void unknown_policy_refused(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_reg_rig(test, 1);
+
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "nosuchpolicy"),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "range"),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "nonstrict"),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, fp_context_set_threshold(rig->ctx, 0), -EINVAL);
+}
+
+static void fpt_restore_param(void *unused)
+{
+	fpt_write_file(FPT_PARAM, "auto", 4);
+}
+
+static void default_policy_param_picks_new_contexts(struct kunit *test)
+{
+	struct fpt_rig *rig;
+	char buf[64];
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpt_restore_param,
+							NULL), 0);
+	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, "asid\n", 5), 5);
+	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, "Bad!\n", 5), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, " \n", 2), -EINVAL);
+	fpt_read_file(FPT_PARAM, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "asid\n");
+
+	rig = fpt_reg_rig(test, 1);
+	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "va [asid] threshold\n");
+
+	/* A name this context cannot use falls back to the backend's pick. */
+	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, "range", 5), 5);
+	rig = fpt_reg_rig(test, 2);
+	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "[va] asid threshold\n");
+}
+
+static struct kunit_case fpt_registry_test_cases[] = {
+	KUNIT_CASE(register_refuses_duplicate_and_incomplete),
+	KUNIT_CASE(policy_in_use_cannot_be_unregistered),
+	KUNIT_CASE(context_pins_threshold_module),
+	KUNIT_CASE(unknown_policy_refused),
+	KUNIT_CASE(default_policy_param_picks_new_contexts),
+	{}
+};
+
+static struct kunit_suite fpt_registry_suite = {
+	.name = "flushpol_registry",
+	.test_cases = fpt_registry_test_cases,
+};
+kunit_test_suite(fpt_registry_suite);

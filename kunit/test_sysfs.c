@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flushpol_sysfs: the ABI of BRIEF s4, written and read through the VFS as
+ * a user would.  Every bad write is refused with the documented errno and
+ * changes nothing.
+ */
+#include <kunit/test.h>
+#include <linux/ctype.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+
+#include "fp_rig.h"
+
+#define FPT_IOVA	SZ_1G
+
+static struct fpt_rig *fpt_sysfs_rig(struct kunit *test)
+{
+	struct fpt_rig_cfg rc = { .fmt = ARM_64_LPAE_S1, .threshold = 128 };
+	struct fpt_rig *rig = kunit_kzalloc(test, sizeof(*rig), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rig);
+	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, rig, &rc, NULL, 7), 0);
+	return rig;
+}
+
+static void fpt_expect_attr(struct kunit *test, struct fpt_rig *rig,
+			    const char *attr, const char *want)
+{
+	char buf[256];
+
+	KUNIT_ASSERT_GT(test, fpt_ctx_read(rig, attr, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_STREQ(test, buf, want);
+}
+
+static void root_lists_registered_policies(struct kunit *test)
+{
+	char buf[256];
+
+	KUNIT_ASSERT_GT(test, fpt_read_file("/sys/kernel/flushpol/policies",
+					    buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_STREQ(test, buf, "va range asid nonstrict threshold\n");
+}
+
+static void context_directory_follows_context(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_sysfs_rig(test);
+	char buf[64];
+
+	KUNIT_EXPECT_STREQ(test, rig->name, "model0-asid7");
+	fpt_expect_attr(test, rig, "backend", "model\n");
+	fpt_expect_attr(test, rig, "strict", "1\n");
+	fpt_expect_attr(test, rig, "threshold", "128\n");
+
+	free_io_pgtable_ops(rig->ops);
+	rig->ops = NULL;
+	fp_context_destroy(rig->ctx);
+	rig->ctx = NULL;
+	KUNIT_EXPECT_EQ(test, fpt_ctx_read(rig, "backend", buf, sizeof(buf)),
+			-ENOENT);
+}
+
+static void policy_lists_usable_with_active_bracketed(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_sysfs_rig(test);
+
+	/* No range hardware, strict: neither range nor nonstrict offered. */
+	fpt_expect_attr(test, rig, "policy", "[va] asid threshold\n");
+	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "threshold\n", 10), 10);
+	fpt_expect_attr(test, rig, "policy", "va asid [threshold]\n");
+	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "  asid \n", 8), 8);
+	fpt_expect_attr(test, rig, "policy", "va [asid] threshold\n");
+}
+
+static void threshold_and_reset_accept_good_input(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_sysfs_rig(test);
+	char want[32];
+
+	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "threshold", "64\n", 3), 3);
+	fpt_expect_attr(test, rig, "threshold", "64\n");
+
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_64K, SZ_4K), 0);
+	fpt_unmap(rig, FPT_IOVA, SZ_64K, false);
+	fpt_expect_attr(test, rig, "stats/unmaps", "1\n");
+	fpt_expect_attr(test, rig, "stats/pages", "16\n");
+	snprintf(want, sizeof(want), "%llu\n",
+		 fp_context_stat(rig->ctx, FP_STAT_TLBI_VA));
+	fpt_expect_attr(test, rig, "stats/tlbi_va", want);
+	fpt_expect_attr(test, rig, "stats/tlbi_va", "16\n");
+	fpt_expect_attr(test, rig, "stats/syncs", "1\n");
+
+	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "stats/reset", "1\n", 2), 2);
+	fpt_expect_attr(test, rig, "stats/tlbi_va", "0\n");
+	fpt_expect_attr(test, rig, "stats/syncs", "0\n");
+	fpt_expect_attr(test, rig, "stats/unmaps", "0\n");
+}
+
+struct fpt_bad_write {
+	const char *attr;
+	const char *input;
+	size_t len;		/* 0: strlen(input) */
+	int err;
+};
+
+static char fpt_long_name[300];
+
+static const struct fpt_bad_write fpt_bad_writes[] = {
+	{ "policy", "\0", 1, -EINVAL },
+	{ "policy", "va\0junk\n", 8, -EINVAL },
+	{ "policy", "\n", 0, -EINVAL },
+	{ "policy", "   \t\n", 0, -EINVAL },
+	{ "policy", "bogus\n", 0, -EINVAL },
+	{ "policy", "VA\n", 0, -EINVAL },
+	{ "policy", "va asid\n", 0, -EINVAL },
+	{ "policy", "[va]\n", 0, -EINVAL },
+	{ "policy", "va\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n", 0, -EINVAL },
+	{ "policy", "\xff\xfe\x80\n", 0, -EINVAL },
+	{ "policy", "../../etc\n", 0, -EINVAL },
+	{ "policy", fpt_long_name, 0, -EINVAL },
+	{ "policy", "range\n", 0, -EOPNOTSUPP },
+	{ "policy", "nonstrict\n", 0, -EOPNOTSUPP },
+	{ "threshold", "0\n", 0, -EINVAL },
+	{ "threshold", "5\0junk\n", 7, -EINVAL },
+	{ "threshold", "-1\n", 0, -EINVAL },
+	{ "threshold", "abc\n", 0, -EINVAL },
+	{ "threshold", "12abc\n", 0, -EINVAL },
+	{ "threshold", "0x10\n", 0, -EINVAL },
+	{ "threshold", "\n", 0, -EINVAL },
+	{ "threshold", " 5\n", 0, -EINVAL },
+	{ "threshold", "4194305\n", 0, -EINVAL },
+	{ "threshold", "4294967297\n", 0, -EINVAL },
+	{ "threshold", "18446744073709551616\n", 0, -EINVAL },
+	{ "threshold", "99999999999999999999999999\n", 0, -EINVAL },
+	{ "threshold", fpt_long_name, 0, -EINVAL },
+	{ "stats/reset", "0\n", 0, -EINVAL },
+	{ "stats/reset", "1\0\n", 3, -EINVAL },
+	{ "stats/reset", "2\n", 0, -EINVAL },
+	{ "stats/reset", "yes\n", 0, -EINVAL },
+	{ "stats/reset", "\n", 0, -EINVAL },
+	{ "stats/reset", "-1\n", 0, -EINVAL },
+	{ "backend", "smmuv3\n", 0, -EACCES },
+	{ "strict", "0\n", 0, -EACCES },
+	{ "stats/tlbi_va", "0\n", 0, -EACCES },
+};
+
+static void fpt_bad_desc(const struct fpt_bad_write *c, char *desc)
+{
+	int i, n;
+
+	n = snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s:", c->attr);
+	for (i = 0; c->input[i] && n < KUNIT_PARAM_DESC_SIZE - 4 && i < 12;
+	     i++)
+		n += snprintf(desc + n, KUNIT_PARAM_DESC_SIZE - n,
+			      isalnum(c->input[i]) ? "%c" : "_", c->input[i]);
+	snprintf(desc + n, KUNIT_PARAM_DESC_SIZE - n, "-%d", -c->err);
+}
+KUNIT_ARRAY_PARAM(fpt_bad, fpt_bad_writes, fpt_bad_desc);
+
+static void bad_write_refused_and_nothing_changes(struct kunit *test)
+{
+	const struct fpt_bad_write *c = test->param_value;
+	struct fpt_rig *rig = fpt_sysfs_rig(test);
+	char before[3][256], after[256];
+	static const char *const watched[] = {
+		"policy", "threshold", "stats/tlbi_va",
+	};
+	int i;
+
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_4K, SZ_4K), 0);
+	fpt_unmap(rig, FPT_IOVA, SZ_4K, false);
+	for (i = 0; i < ARRAY_SIZE(watched); i++)
+		fpt_ctx_read(rig, watched[i], before[i], sizeof(before[i]));
+
+	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, c->attr, c->input,
+					    c->len ?: strlen(c->input)),
+			c->err);
+
+	for (i = 0; i < ARRAY_SIZE(watched); i++) {
+		fpt_ctx_read(rig, watched[i], after, sizeof(after));
+		KUNIT_EXPECT_STREQ(test, after, before[i]);
+	}
+}
+
+static struct kunit_case fpt_sysfs_test_cases[] = {
+	KUNIT_CASE(root_lists_registered_policies),
+	KUNIT_CASE(context_directory_follows_context),
+	KUNIT_CASE(policy_lists_usable_with_active_bracketed),
+	KUNIT_CASE(threshold_and_reset_accept_good_input),
+	KUNIT_CASE_PARAM(bad_write_refused_and_nothing_changes,
+			 fpt_bad_gen_params),
+	{}
+};
+
+static int fpt_sysfs_init(struct kunit_suite *suite)
+{
+	memset(fpt_long_name, 'a', sizeof(fpt_long_name) - 2);
+	fpt_long_name[sizeof(fpt_long_name) - 2] = '\n';
+	return 0;
+}
+
+static struct kunit_suite fpt_sysfs_suite = {
+	.name = "flushpol_sysfs",
+	.suite_init = fpt_sysfs_init,
+	.test_cases = fpt_sysfs_test_cases,
+};
+kunit_test_suite(fpt_sysfs_suite);
