@@ -11,6 +11,7 @@
 
 #include "fp_core.h"
 
+/* The live contexts; policy unregistration checks them under the lock. */
 DEFINE_MUTEX(fp_contexts_lock);
 LIST_HEAD(fp_contexts);
 
@@ -28,8 +29,8 @@ static bool fp_cfg_valid(const struct fp_context_cfg *cfg)
 static struct fp_policy *fp_initial_policy(struct fp_context *ctx)
 {
 	char param[FP_NAME_MAX];
-	const char *names[] = { param, ctx->cfg.default_policy,
-				fp_policy_va.name };
+	const char * const names[] = { param, ctx->cfg.default_policy,
+				       fp_policy_va.name };
 	struct fp_policy *pol;
 	int i;
 

@@ -13,7 +13,7 @@
 #include "../include/flushpol.h"
 
 /* A threshold above this many TLB entries (16 GiB of 4 KiB pages) is junk. */
-#define FP_THRESHOLD_MAX	(1UL << 22)
+#define FP_THRESHOLD_MAX	BIT(22)
 
 struct fp_stats {
 	u64 v[FP_STAT_NR];
@@ -33,7 +33,7 @@ struct fp_context {
 	atomic64_t ctx_flush_done;
 	atomic64_t leaf_mark;
 	atomic_t sync_errors;
-	spinlock_t span_lock;
+	spinlock_t span_lock;		/* span_start, span_end */
 	unsigned long span_start, span_end;
 	struct list_head node;
 };
@@ -42,7 +42,6 @@ static inline void fp_stat_add(struct fp_context *ctx, enum fp_stat s, u64 n)
 {
 	this_cpu_add(ctx->stats->v[s], n);
 }
-
 
 /* registry.c */
 const char *fp_policy_name_parse(char buf[FP_NAME_MAX], const char *input);

@@ -70,4 +70,5 @@ module_exit(fp_exit);
 
 MODULE_DESCRIPTION("flushpol: pluggable IOMMU TLB invalidation policies");
 MODULE_AUTHOR("flushpol developers");
+MODULE_VERSION(FP_VERSION);
 MODULE_LICENSE("GPL");

@@ -27,6 +27,7 @@ static ssize_t policies_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	return fp_policies_show(buf, NULL, NULL);
 }
+
 static struct kobj_attribute fp_policies_attr = __ATTR_RO(policies);
 
 /* sysfs hands us @count bytes; a NUL inside them would hide the rest. */
@@ -55,6 +56,7 @@ static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
 	ret = fp_context_set_policy(to_fp_context(kobj), name);
 	return ret ?: count;
 }
+
 static struct kobj_attribute fp_policy_attr = __ATTR_RW(policy);
 
 static ssize_t threshold_show(struct kobject *kobj,
@@ -75,6 +77,7 @@ static ssize_t threshold_store(struct kobject *kobj,
 	ret = fp_context_set_threshold(to_fp_context(kobj), pages);
 	return ret ?: count;
 }
+
 static struct kobj_attribute fp_threshold_attr = __ATTR_RW(threshold);
 
 static ssize_t backend_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -82,6 +85,7 @@ static ssize_t backend_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	return sysfs_emit(buf, "%s\n", to_fp_context(kobj)->cfg.backend);
 }
+
 static struct kobj_attribute fp_backend_attr = __ATTR_RO(backend);
 
 static ssize_t strict_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -89,6 +93,7 @@ static ssize_t strict_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	return sysfs_emit(buf, "%d\n", !to_fp_context(kobj)->cfg.lazy);
 }
+
 static struct kobj_attribute fp_strict_attr = __ATTR_RO(strict);
 
 static struct attribute *fp_context_attrs[] = {
@@ -144,6 +149,7 @@ static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
 	fp_context_reset_stats(to_fp_context(kobj));
 	return count;
 }
+
 static struct kobj_attribute fp_reset_attr = __ATTR_WO(reset);
 
 static struct attribute *fp_stats_attrs[] = {

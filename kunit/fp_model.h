@@ -40,7 +40,7 @@ struct fpm_ctx;
 
 /* The SMMU: its command queue and every context it caches entries for. */
 struct fpm_smmu {
-	spinlock_t lock;
+	spinlock_t lock;	/* the queue and every context's caches */
 	struct list_head ctxs;
 	struct fpm_cmd *pending;
 	unsigned int nr_pending, max_pending;

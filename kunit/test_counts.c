@@ -86,6 +86,10 @@ static const struct fpt_count_case fpt_count_cases[] = {
 	C("threshold", true, SZ_4K,  SZ_4K, 0, 1,  0,  1, 0),
 	C("threshold", true, SZ_64K, SZ_4K, 0, 1,  0,  1, 0),
 	C("threshold", true, SZ_1M,  SZ_4K, 0, 0,  1,  1, 512),
+	C("threshold", true, SZ_2M,  SZ_4K, 0, 0,  1,  1, 512),
+	C("threshold", true, 12 * SZ_1M, SZ_4K, 0, 0,  6,  6, 512),
+	C("threshold", true, SZ_16M, SZ_4K, 0, 0,  8,  8, 512),
+	C("threshold", true, 24 * SZ_1M, SZ_4K, 0, 0, 12, 12, 512),
 	C("threshold", true, SZ_32M, SZ_4K, 0, 0, 16, 16, 512),
 	C("threshold", true, SZ_32M, SZ_2M, 0, 1,  0,  1, 0),
 };
@@ -95,6 +99,7 @@ static void fpt_count_desc(const struct fpt_count_case *c, char *desc)
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s-%zuK-in-%zuK", c->policy,
 		 c->range ? "-ril" : "", c->size / SZ_1K, c->pgsize / SZ_1K);
 }
+
 KUNIT_ARRAY_PARAM(fpt_count, fpt_count_cases, fpt_count_desc);
 
 static void unmap_counts_exact_and_nothing_stale(struct kunit *test)
@@ -196,4 +201,5 @@ static struct kunit_suite fpt_count_suite = {
 	.name = "flushpol_counts",
 	.test_cases = fpt_count_test_cases,
 };
+
 kunit_test_suite(fpt_count_suite);

@@ -93,4 +93,5 @@ static struct kunit_suite fpt_lazy_suite = {
 	.name = "flushpol_lazy",
 	.test_cases = fpt_lazy_test_cases,
 };
+
 kunit_test_suite(fpt_lazy_suite);

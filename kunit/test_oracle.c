@@ -215,6 +215,7 @@ static void fpt_oracle_desc(const struct fpt_oracle_case *c, char *desc)
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s-%zuK", c->policy,
 		 c->size / SZ_1K);
 }
+
 KUNIT_ARRAY_PARAM(fpt_oracle, fpt_oracle_cases, fpt_oracle_desc);
 
 /*

@@ -134,7 +134,7 @@ static void default_policy_param_picks_new_contexts(struct kunit *test)
 							NULL), 0);
 	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, "asid\n", 5), 5);
 	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, "Bad!\n", 5), -EINVAL);
-	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, " \n", 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, "\t\n", 2), -EINVAL);
 	fpt_read_file(FPT_PARAM, buf, sizeof(buf));
 	KUNIT_EXPECT_STREQ(test, buf, "asid\n");
 
@@ -162,4 +162,5 @@ static struct kunit_suite fpt_registry_suite = {
 	.name = "flushpol_registry",
 	.test_cases = fpt_registry_test_cases,
 };
+
 kunit_test_suite(fpt_registry_suite);

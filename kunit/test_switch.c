@@ -38,6 +38,7 @@ static void fpt_switch_desc(const struct fpt_switch_case *c, char *desc)
 		 c->from, c->to, c->size / SZ_1K, c->at_walk ? "walk" : "leaf",
 		 c->nth);
 }
+
 KUNIT_ARRAY_PARAM(fpt_switch, fpt_switch_cases, fpt_switch_desc);
 
 static void fpt_maybe_switch(struct fpt_rig *rig, unsigned long seen,
@@ -103,4 +104,5 @@ static struct kunit_suite fpt_switch_suite = {
 	.name = "flushpol_switch",
 	.test_cases = fpt_switch_test_cases,
 };
+
 kunit_test_suite(fpt_switch_suite);

@@ -65,9 +65,10 @@ static void policy_lists_usable_with_active_bracketed(struct kunit *test)
 
 	/* No range hardware, strict: neither range nor nonstrict offered. */
 	fpt_expect_attr(test, rig, "policy", "[va] asid threshold\n");
-	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "threshold\n", 10), 10);
+	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "threshold\n", 10),
+			10);
 	fpt_expect_attr(test, rig, "policy", "va asid [threshold]\n");
-	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "  asid \n", 8), 8);
+	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "  asid\t\n", 8), 8);
 	fpt_expect_attr(test, rig, "policy", "va [asid] threshold\n");
 }
 
@@ -154,6 +155,7 @@ static void fpt_bad_desc(const struct fpt_bad_write *c, char *desc)
 			      isalnum(c->input[i]) ? "%c" : "_", c->input[i]);
 	snprintf(desc + n, KUNIT_PARAM_DESC_SIZE - n, "-%d", -c->err);
 }
+
 KUNIT_ARRAY_PARAM(fpt_bad, fpt_bad_writes, fpt_bad_desc);
 
 static void bad_write_refused_and_nothing_changes(struct kunit *test)
@@ -203,4 +205,5 @@ static struct kunit_suite fpt_sysfs_suite = {
 	.suite_init = fpt_sysfs_init,
 	.test_cases = fpt_sysfs_test_cases,
 };
+
 kunit_test_suite(fpt_sysfs_suite);

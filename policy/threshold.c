@@ -71,4 +71,5 @@ module_exit(fp_threshold_exit);
 
 MODULE_DESCRIPTION("flushpol policy: by-VA or range below a threshold, whole context above");
 MODULE_AUTHOR("flushpol developers");
+MODULE_VERSION(FP_VERSION);
 MODULE_LICENSE("GPL");

@@ -12,6 +12,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 cache=${FLUSHPOL_CACHE:-/var/cache/flushpol}
 src=$cache/linux-source-6.12
 out=${FLUSHPOL_OUT:-$top/build/kunit}
@@ -24,9 +26,8 @@ uml=$("$top/scripts/uml-kernel.sh")
 
 # Build from a copy so the UML objects never mix with a host build.
 rm -rf "$out"
-mkdir -p "$out/src" "$out/root"
-(cd "$top" && tar --exclude=./build --exclude=./.git -cf - .) |
-	tar -C "$out/src" -xf -
+mkdir -p "$out/root"
+fp_export_tree "$out/src"
 make -s -C "$src" O="$uml" ARCH=um M="$out/src" W=1 KCFLAGS=-Werror modules
 
 modules=(flushpol flushpol_threshold flushpol_kunit)

@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make check: everything CI runs, in order of how fast it fails.
+#   lint        W=1 -Werror, sparse, checkpatch --strict
+#   kunit       the suites in a UML kernel, with the real io-pgtable-arm
+#   readme      the README's count table is what the suites just printed
+#   dkms        dkms add/build/install against Debian's 6.12 and 6.1 headers
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+# shellcheck source=scripts/deps.sh
+. scripts/deps.sh
+fp_apt_install
+
+scripts/lint.sh
+scripts/kunit.sh
+scripts/readme-table.sh --check
+scripts/dkms-check.sh
+echo "check: PASS"

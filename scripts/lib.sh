@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# Helpers shared by the scripts.  Sourced; sets no shell options.
+
+FP_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# The package version.  dkms.conf is where it lives (dkms needs it there),
+# so everything else reads it from there.
+fp_version()
+{
+	sed -n 's/^PACKAGE_VERSION="\([^"]*\)"[[:space:]]*$/\1/p' \
+		"$FP_TOP/dkms.conf" | head -n 1 | grep .
+}
+
+# Copy the source tree, without build artefacts or .git, to directory $1.
+# In a git checkout that is every file git tracks or would track (so new,
+# not yet added files count, ignored ones do not), as they are in the
+# working tree; elsewhere (an unpacked tarball) tar drops what .gitignore
+# names.
+fp_export_tree()
+{
+	local dest=$1
+
+	mkdir -p "$dest"
+	if git -C "$FP_TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		# ls-files --cached also lists tracked files deleted in the
+		# working tree: skip those.
+		(cd "$FP_TOP" &&
+		 git ls-files -z --cached --others --exclude-standard |
+		 while IFS= read -r -d '' f; do
+			if [ -e "$f" ] || [ -L "$f" ]; then
+				printf '%s\0' "$f"
+			fi
+		 done | tar --null -T - -cf -) | tar -C "$dest" -xf -
+	else
+		# tar ignores anchored .gitignore lines: name /build/ here.
+		tar -C "$FP_TOP" --exclude-vcs --exclude-vcs-ignores \
+			--exclude=./build -cf - . |
+			tar -C "$dest" -xf -
+	fi
+}
