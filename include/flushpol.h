@@ -138,6 +138,9 @@ int fp_context_set_threshold(struct fp_context *ctx, unsigned long pages);
 
 void fp_iotlb_sync(struct fp_context *ctx, struct iommu_iotlb_gather *gather);
 void fp_flush_iotlb_all(struct fp_context *ctx);
+size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
+		unsigned long iova, size_t size,
+		struct iommu_iotlb_gather *gather);
 
 /* Accessors for backends and policies. */
 void *fp_context_priv(const struct fp_context *ctx);

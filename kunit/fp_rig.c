@@ -309,32 +309,6 @@ int fpt_map(struct fpt_rig *rig, unsigned long iova, size_t size,
 	return 0;
 }
 
-/*
- * The page size and count the IOMMU core's iommu_pgsize() would pick for an
- * unmap: the largest supported size that @iova is aligned to and @size
- * holds, as many as fit before a larger size would become usable.
- */
-static size_t fpt_pgsize(unsigned long bitmap, unsigned long iova, size_t size,
-			 size_t *count)
-{
-	unsigned long sizes = bitmap & GENMASK(__fls(size), 0);
-	size_t pgsize, next, offset;
-
-	if (iova)
-		sizes &= GENMASK(__ffs(iova), 0);
-	pgsize = BIT(__fls(sizes));
-
-	sizes = bitmap & ~GENMASK(__fls(sizes), 0);
-	if (sizes) {
-		next = BIT(__ffs(sizes));
-		offset = next - (iova & (next - 1));
-		if (offset + next <= size)
-			size = offset;
-	}
-	*count = size / pgsize;
-	return pgsize;
-}
-
 /**
  * fpt_unmap() - unmap as iommu_unmap() (or the DMA API, @queued) would
  * @rig: the rig
@@ -348,25 +322,12 @@ size_t fpt_unmap(struct fpt_rig *rig, unsigned long iova, size_t size,
 		 bool queued)
 {
 	struct iommu_iotlb_gather gather;
-	size_t unmapped = 0;
 
-	iommu_iotlb_gather_init(&gather);
-	gather.queued = queued;
-
-	while (unmapped < size) {
-		size_t count, pgsize, n;
-
-		pgsize = fpt_pgsize(rig->cfg.pgsize_bitmap, iova + unmapped,
-				    size - unmapped, &count);
-		n = rig->ops->unmap_pages(rig->ops, iova + unmapped, pgsize,
-					  count, &gather);
-		if (!n)
-			break;
-		unmapped += n;
-	}
 	if (!queued)
-		fp_iotlb_sync(rig->ctx, &gather);
-	return unmapped;
+		return fp_unmap(rig->ctx, rig->ops, iova, size, NULL);
+	iommu_iotlb_gather_init(&gather);
+	gather.queued = true;
+	return fp_unmap(rig->ctx, rig->ops, iova, size, &gather);
 }
 
 MODULE_DESCRIPTION("flushpol KUnit suites, on a TLB model and the real io-pgtable-arm");
