@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The flushpol primitives for SMMUv3: commands go into the queue without
+ * waiting, and a sync publishes them all with one CMD_SYNC, however many
+ * there were.
+ */
+#include <linux/log2.h>
+
+#include "smmuv3.h"
+
+/* Commands are built on the stack in batches of this many. */
+#define SMMUV3_BATCH	32
+
+struct smmuv3_batch {
+	u64 cmds[SMMUV3_BATCH * CMD_DWORDS];
+	unsigned int n;
+};
+
+static struct smmuv3_flush *to_flush(struct fp_context *ctx)
+{
+	return fp_context_priv(ctx);
+}
+
+static u64 *smmuv3_batch_slot(struct smmuv3_flush *f, struct smmuv3_batch *b)
+{
+	if (b->n == SMMUV3_BATCH) {
+		f->cmdq->submit(f->q, b->cmds, b->n);
+		b->n = 0;
+	}
+	return &b->cmds[b->n++ * CMD_DWORDS];
+}
+
+static void smmuv3_batch_submit(struct smmuv3_flush *f, struct smmuv3_batch *b)
+{
+	if (b->n)
+		f->cmdq->submit(f->q, b->cmds, b->n);
+}
+
+static void smmuv3_inv_va(struct fp_context *ctx, unsigned long iova,
+			  size_t size, size_t granule, bool leaf)
+{
+	struct smmuv3_flush *f = to_flush(ctx);
+	unsigned long end = iova + size;
+	struct smmuv3_batch b = {};
+
+	for (; iova < end; iova += granule)
+		smmuv3_cmd_tlbi_nh_va(smmuv3_batch_slot(f, &b), f->asid, iova,
+				      leaf);
+	smmuv3_batch_submit(f, &b);
+}
+
+static unsigned int smmuv3_inv_range(struct fp_context *ctx,
+				     unsigned long iova, size_t size,
+				     size_t granule, bool leaf)
+{
+	struct smmuv3_flush *f = to_flush(ctx);
+	struct smmuv3_range_iter it;
+	struct smmuv3_batch b = {};
+	struct smmuv3_range r;
+	unsigned int ttl = 0, n = 0;
+
+	/*
+	 * The level of the leaves, as a hint: @granule is the leaf size for
+	 * leaf invalidation, a nominal last-level size for walks.
+	 */
+	if (leaf)
+		ttl = 4 - (ilog2(granule) - 3) / (f->tg - 3);
+
+	smmuv3_range_start(&it, iova, size, f->tg);
+	while (smmuv3_range_next(&it, &r)) {
+		smmuv3_cmd_tlbi_nh_va_range(smmuv3_batch_slot(f, &b), f->asid,
+					    &r, f->tg, ttl, leaf);
+		n++;
+	}
+	smmuv3_batch_submit(f, &b);
+	return n;
+}
+
+static void smmuv3_inv_context(struct fp_context *ctx)
+{
+	struct smmuv3_flush *f = to_flush(ctx);
+	u64 cmd[CMD_DWORDS];
+
+	smmuv3_cmd_tlbi_nh_asid(cmd, f->asid);
+	f->cmdq->submit(f->q, cmd, 1);
+}
+
+static void smmuv3_inv_all(struct fp_context *ctx)
+{
+	struct smmuv3_flush *f = to_flush(ctx);
+	u64 cmd[CMD_DWORDS];
+
+	smmuv3_cmd_tlbi_nh_all(cmd);
+	f->cmdq->submit(f->q, cmd, 1);
+}
+
+static int smmuv3_sync(struct fp_context *ctx)
+{
+	struct smmuv3_flush *f = to_flush(ctx);
+
+	return f->cmdq->sync(f->q);
+}
+
+/* The primitives, without and with range invalidation (IDR3.RIL). */
+const struct fp_hw_ops smmuv3_hw_ops = {
+	.inv_va		= smmuv3_inv_va,
+	.inv_context	= smmuv3_inv_context,
+	.inv_all	= smmuv3_inv_all,
+	.sync		= smmuv3_sync,
+};
+EXPORT_SYMBOL_GPL(smmuv3_hw_ops);
+
+const struct fp_hw_ops smmuv3_hw_ops_ril = {
+	.inv_va		= smmuv3_inv_va,
+	.inv_range	= smmuv3_inv_range,
+	.inv_context	= smmuv3_inv_context,
+	.inv_all	= smmuv3_inv_all,
+	.sync		= smmuv3_sync,
+};
+EXPORT_SYMBOL_GPL(smmuv3_hw_ops_ril);
