@@ -176,14 +176,17 @@ static void fpt_rig_exit_action(void *data)
 int fpt_rig_init(struct kunit *test, struct fpt_rig *rig,
 		 const struct fpt_rig_cfg *rc, struct fpm_smmu *shared, u16 asid)
 {
+	const struct fpt_backend *be = rc->backend;
 	struct fp_context_cfg fc = {
-		.backend = "model",
+		.backend = be ? be->name : "model",
 		.instance = "model0",
 		.owner = THIS_MODULE,
-		.ops = rc->has_range ? &fpt_hw_ops_range : &fpt_hw_ops,
+		.ops = be ? be->ops :
+		       rc->has_range ? &fpt_hw_ops_range : &fpt_hw_ops,
 		.id = asid,
 		.lazy = rc->lazy,
-		.default_policy = rc->lazy ? "nonstrict" : "va",
+		.default_policy = rc->lazy ? "nonstrict" :
+				  be ? be->default_policy : "va",
 		.default_threshold = rc->threshold ?: 128,
 		.priv = rig,
 	};
@@ -203,6 +206,8 @@ int fpt_rig_init(struct kunit *test, struct fpt_rig *rig,
 		rig->smmu = &rig->own_smmu;
 	}
 	fpm_ctx_init(&rig->mc, rig->smmu, asid);
+	if (be)
+		be->setup(rig);
 
 	rig->cfg = (struct io_pgtable_cfg) {
 		.pgsize_bitmap	= granule == SZ_4K ? SZ_4K | SZ_2M | SZ_1G :

@@ -11,6 +11,7 @@
 #include <linux/device.h>
 #include <linux/io-pgtable.h>
 
+#include "../backends/smmuv3/smmuv3.h"
 #include "../include/flushpol.h"
 #include "fp_model.h"
 
@@ -22,7 +23,22 @@ struct fpt_hooks {
 	void (*before_add_page)(struct fpt_rig *rig);
 };
 
+/**
+ * struct fpt_backend - a shipped backend's primitives under test
+ * @name: its backend name, as in sysfs
+ * @ops: its primitives; their fp_context_priv() is &fpt_rig.backend
+ * @setup: fills &fpt_rig.backend so that the primitives drive the model
+ * @default_policy: what its init_context would choose
+ */
+struct fpt_backend {
+	const char *name;
+	const struct fp_hw_ops *ops;
+	void (*setup)(struct fpt_rig *rig);
+	const char *default_policy;
+};
+
 struct fpt_rig_cfg {
+	const struct fpt_backend *backend;	/* NULL: the model's own */
 	enum io_pgtable_fmt fmt;
 	unsigned long granule;
 	bool has_range;
@@ -32,6 +48,13 @@ struct fpt_rig_cfg {
 };
 
 struct fpt_rig {
+	/*
+	 * First, so that a backend's fp_context_priv() is also the rig, for
+	 * the rig's own hooks.
+	 */
+	union {
+		struct smmuv3_flush v3;
+	} backend;
 	struct kunit *test;
 	struct fpm_smmu *smmu;		/* shared when several rigs run */
 	struct fpm_smmu own_smmu;

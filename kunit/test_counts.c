@@ -12,21 +12,11 @@
 #include <kunit/test.h>
 #include <linux/sizes.h>
 
-#include "fp_rig.h"
+#include "fp_counts.h"
 
 #define FPT_IOVA_A	SZ_1G
 #define FPT_IOVA_B	(3UL * SZ_1G)
 #define FPT_SIZE_B	SZ_2M
-
-struct fpt_count_case {
-	const char *policy;
-	bool range;		/* backend has range invalidation */
-	size_t size;
-	size_t pgsize;		/* how A is mapped */
-	/* Expected: */
-	unsigned long va, rng, ctx, syncs;
-	unsigned long b_lost;	/* leaf entries of B thrown away */
-};
 
 #define C(p, r, sz, pg, v, rg, cx, sy, bl)				\
 	{ .policy = p, .range = r, .size = sz, .pgsize = pg, .va = v,	\
@@ -102,11 +92,25 @@ static void fpt_count_desc(const struct fpt_count_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(fpt_count, fpt_count_cases, fpt_count_desc);
 
-static void unmap_counts_exact_and_nothing_stale(struct kunit *test)
+/* For other backends' suites: the same cases, the same expectations. */
+const void *fpt_count_params(const void *prev, char *desc)
 {
-	const struct fpt_count_case *c = test->param_value;
+	return fpt_count_gen_params(prev, desc);
+}
+
+/**
+ * fpt_count_run() - unmap one case's buffer and check what it cost
+ * @test: the test
+ * @c: the case
+ * @be: the backend whose primitives run, or NULL for the model's own
+ *
+ * Only the model's own runs print the README's "fp-count:" lines.
+ */
+void fpt_count_run(struct kunit *test, const struct fpt_count_case *c,
+		   const struct fpt_backend *be)
+{
 	struct fpt_rig_cfg rc = {
-		.fmt = ARM_64_LPAE_S1, .has_range = c->range,
+		.backend = be, .fmt = ARM_64_LPAE_S1, .has_range = c->range,
 		.policy = c->policy,
 	};
 	struct fpt_rig *rig = kunit_kzalloc(test, sizeof(*rig), GFP_KERNEL);
@@ -154,6 +158,8 @@ static void unmap_counts_exact_and_nothing_stale(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, fpm_access(&rig->mc, FPT_IOVA_B));
 	KUNIT_EXPECT_EQ(test, rig->mc.n.stale_hits, 0);
 
+	if (be)
+		return;
 	kunit_info(test,
 		   "fp-count: backend=model%s policy=%s size=%zu pgsize=%zu walks=%lu leaves=%lu va=%llu range=%llu asid=%llu syncs=%llu collateral=%lu b_lost=%lu stale=%lu\n",
 		   c->range ? "-ril" : "", c->policy, c->size, c->pgsize,
@@ -163,6 +169,11 @@ static void unmap_counts_exact_and_nothing_stale(struct kunit *test)
 		   fp_context_stat(ctx, FP_STAT_TLBI_ASID),
 		   fp_context_stat(ctx, FP_STAT_SYNCS), rig->mc.n.collateral,
 		   b_lost, fpm_stale_entries(&rig->mc));
+}
+
+static void unmap_counts_exact_and_nothing_stale(struct kunit *test)
+{
+	fpt_count_run(test, test->param_value, NULL);
 }
 
 /*

@@ -165,10 +165,10 @@ EXPORT_SYMBOL_GPL(smmuv3_range_start);
  * @it: the iterator
  * @r: filled with the next span
  *
- * A RIL command covers (NUM + 1) * 2^SCALE granules with NUM < 32, so the
- * page count is peeled from its lowest set bit, five bits at a time: an
- * exact cover, never invalidating past the range, in one command per 5-bit
- * window of the count (one for any power of two).
+ * A RIL command covers (NUM + 1) * 2^SCALE granules with NUM and SCALE
+ * below 32, so the page count is peeled from its lowest set bit, five bits
+ * at a time: an exact cover, never invalidating past the range, in one
+ * command per 5-bit window of the count (one for any power of two).
  *
  * Return: false when the range is covered.
  */
@@ -179,9 +179,13 @@ bool smmuv3_range_next(struct smmuv3_range_iter *it, struct smmuv3_range *r)
 	if (!it->pages)
 		return false;
 	r->iova = it->iova;
-	r->scale = __ffs(it->pages);
-	r->num = ((it->pages >> r->scale) & CMD_TLBI_RANGE_NUM_MAX) - 1;
-	chunk = (unsigned long)(r->num + 1) << r->scale;
+	r->scale = min(__ffs(it->pages), 31UL);
+	if (r->scale < 31)
+		chunk = (it->pages >> r->scale) & CMD_TLBI_RANGE_NUM_MAX;
+	else	/* beyond what SCALE reaches: 32 of the largest steps */
+		chunk = min(it->pages >> 31, CMD_TLBI_RANGE_NUM_MAX + 1UL);
+	r->num = chunk - 1;
+	chunk <<= r->scale;
 	it->pages -= chunk;
 	it->iova += chunk << it->tg;
 	return true;

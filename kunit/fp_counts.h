@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The seed-size unmap cases of flushpol_counts, shared with the suites of
+ * the shipped backends: every backend must cost exactly what the model
+ * does, and leave nothing stale.
+ */
+#ifndef _FP_COUNTS_H
+#define _FP_COUNTS_H
+
+#include "fp_rig.h"
+
+struct fpt_count_case {
+	const char *policy;
+	bool range;		/* backend has range invalidation */
+	size_t size;
+	size_t pgsize;		/* how the buffer is mapped */
+	/* Expected: */
+	unsigned long va, rng, ctx, syncs;
+	unsigned long b_lost;	/* leaf entries of a second buffer lost */
+};
+
+const void *fpt_count_params(const void *prev, char *desc);
+void fpt_count_run(struct kunit *test, const struct fpt_count_case *c,
+		   const struct fpt_backend *be);
+
+#endif /* _FP_COUNTS_H */
