@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Guest half of scripts/qemu/smoke.sh (busybox sh, in the arm64 guest):
+# the DKMS-installed modules load by name, the policies show up in sysfs,
+# and the machine is what the SMMUv3 tests expect.
+set -eu
+
+fail() { echo "smoke: FAIL: $*"; exit 1; }
+
+# modprobe resolves names through the host-made modules.dep.
+modprobe flushpol
+modprobe flushpol_threshold
+for m in flushpol flushpol_threshold; do
+	grep -q "^$m " /proc/modules || fail "$m not in /proc/modules"
+done
+p=$(cat /sys/kernel/flushpol/policies)
+[ "$p" = "va range asid nonstrict threshold" ] || fail "policies: \"$p\""
+echo "smoke: policies: $p"
+
+# QEMU's edu device (1234:11e8): the PCI device the tests will drive.
+edu=
+for d in /sys/bus/pci/devices/*; do
+	if [ "$(cat "$d/vendor")" = 0x1234 ] && [ "$(cat "$d/device")" = 0x11e8 ]; then
+		edu=${d##*/}
+	fi
+done
+[ -n "$edu" ] || fail "no edu device (1234:11e8) on PCI"
+echo "smoke: edu at $edu"
+
+# The SMMUv3 (found by compatible, not by address) must be there and left
+# unbound: initcall_blacklist kept the in-tree driver out.
+smmu=
+for d in /sys/bus/platform/devices/*; do
+	if grep -qs 'arm,smmu-v3' "$d/of_node/compatible"; then
+		smmu=$d
+	fi
+done
+[ -n "$smmu" ] || fail "no arm,smmu-v3 platform device"
+[ ! -e "$smmu/driver" ] ||
+	fail "${smmu##*/} is bound to $(basename "$(readlink "$smmu/driver")")"
+echo "smoke: ${smmu##*/} present, no driver"
+
+# Only the taints our unsigned out-of-tree modules bring: O (4096) and
+# E (8192).  Anything else (W, a warning) fails even if it did not reach
+# the console.
+t=$(cat /proc/sys/kernel/tainted)
+[ $((t & ~(4096 | 8192))) -eq 0 ] || fail "kernel tainted $t"
+echo "smoke: taint $t"

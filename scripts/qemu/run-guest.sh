@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Usage: scripts/qemu/run-guest.sh GUEST_SCRIPT [TIMEOUT_SECONDS]
+#
+# Boots Debian's arm64 kernel in qemu-system-aarch64 -M virt,iommu=smmuv3
+# (TCG) with an initramfs of busybox, the modules dkms-install.sh staged
+# (/lib/modules/KVER/updates/dkms, modules.dep: modprobe works) and
+# GUEST_SCRIPT as /guest.sh, run through its #! line (give it "set -e").
+# The in-tree SMMUv3 driver is kept off (initcall_blacklist), so the SMMU
+# is left for our own driver; -device edu is a PCI device behind it.
+#
+# Fails unless the guest reports that the script ran to its end with exit
+# code 0, within TIMEOUT_SECONDS (default 300) of host time, and the
+# console shows no kernel warning, BUG, oops or panic.
+#
+# Environment:
+#   QEMU_EXTRA    more QEMU arguments, shell-quoted,
+#                 e.g. "-trace 'smmuv3_cmdq*' -D /tmp/trace.log"
+#   GUEST_APPEND  more kernel command line
+#   FLUSHPOL_QEMU_OUT  output directory (default build/qemu); the console
+#                 goes to its run/NAME/console.log, NAME the script's.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+log() { echo "run-guest: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	die "usage: $0 GUEST_SCRIPT [TIMEOUT_SECONDS]"
+fi
+script=$1
+tmo=${2:-300}
+[ -f "$script" ] || die "no guest script $script"
+
+eval "$("$here/prepare.sh")"
+out=${FLUSHPOL_QEMU_OUT:-$top/build/qemu}
+sysroot=$out/sysroot
+[ -f "$sysroot/lib/modules/$KVER/modules.dep" ] ||
+	die "nothing staged in $sysroot: run scripts/qemu/dkms-install.sh first"
+name=$(basename "$script" .sh)
+run=$out/run/$name
+console=$run/console.log
+
+# The initramfs: the staged root, busybox, /init and the script.
+rm -rf "$run"
+mkdir -p "$run/root"/{bin,dev,proc,sys,tmp}
+cp -a "$sysroot/." "$run/root/"
+cp "$BUSYBOX" "$run/root/bin/busybox"
+cp "$script" "$run/root/guest.sh"
+chmod 755 "$run/root/guest.sh"
+cat >"$run/root/init" <<'EOF'
+#!/bin/busybox sh
+# Runs /guest.sh between two markers the host looks for, then powers off.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+echo "FLUSHPOL-GUEST-BEGIN $(cat /proc/uptime)"
+rc=0
+/guest.sh || rc=$?
+echo "FLUSHPOL-GUEST-END rc=$rc"
+poweroff -f
+EOF
+chmod 755 "$run/root/init"
+# Uncompressed: gzip would save little and cost guest time under TCG.
+(cd "$run/root" && find . | cpio -o -H newc --quiet) >"$run/initrd.cpio"
+
+# QEMU_EXTRA is split as the shell would, quotes included, but not globbed.
+set -f
+eval "extra=(${QEMU_EXTRA:-})"
+set +f
+# pauth-impdef: the architected pointer-auth cipher is slow under TCG
+# (boot to the end of the smoke test: 5 s with it, 13 s without).
+# -nic none: the default NIC wants efi-virtio.rom, which is in ipxe-qemu,
+# only a Recommends of qemu-system-arm.
+# panic=-1: a panic ends QEMU (-no-reboot) at once instead of at timeout.
+# shellcheck disable=SC2054 # the commas are QEMU's
+qemu=(qemu-system-aarch64 -M virt,iommu=smmuv3 -cpu max,pauth-impdef=on
+      -m 1G -display none -monitor none -serial stdio -nic none -no-reboot
+      -device edu -kernel "$IMAGE" -initrd "$run/initrd.cpio"
+      -append "console=ttyAMA0 panic=-1 initcall_blacklist=arm_smmu_driver_init ${GUEST_APPEND:-}"
+      "${extra[@]}")
+log "booting $KVER with $script (timeout ${tmo}s), console: $console"
+start=$SECONDS
+rc=0
+timeout -k 10 "$tmo" "${qemu[@]}" </dev/null >"$console" 2>&1 || rc=$?
+took=$((SECONDS - start))
+
+fail()
+{
+	tail -n 40 "$console" >&2
+	die "FAIL: $* (${took}s; full console: $console)"
+}
+# A splat first: it is the likeliest reason for a hang or a bad exit.
+if grep -qE 'WARNING:|BUG:|Oops|Call trace:|Kernel panic' "$console"; then
+	grep -nE -B2 -A20 'WARNING:|BUG:|Oops|Call trace:|Kernel panic' "$console" >&2
+	die "FAIL: kernel splat on the console (full console: $console)"
+fi
+case $rc in
+0) ;;
+124|137) fail "timed out after ${tmo}s" ;;
+*) fail "qemu exited with $rc" ;;
+esac
+end=$(grep -oE 'FLUSHPOL-GUEST-END rc=[0-9]+' "$console" | tail -n 1) ||
+	fail "the guest never reached the end of $script"
+[ "${end##*=}" = 0 ] || fail "$script exited with ${end##*=}"
+boot=$(sed -n 's/^\[ *\([0-9.]*\)\] Run \/init as init process.*/\1/p' "$console")
+log "PASS: $script (${took}s on the host; /init at ${boot:-?}s guest time)"
