@@ -11,6 +11,7 @@
  *   check SIZE        map X->A, DMA, unmap, map X->B, DMA: must see B
  *   stress N          N rounds of check 2M, for policy switches under load
  *   bench SIZE REPS   time REPS unmaps of SIZE of 4K pages (no DMA)
+ *   fault             DMA from an IOVA never mapped: must fault
  *   mark N            a marker in QEMU's command trace
  * Results are printed as "fp-e2e:" and "fp-bench:" lines; a failed check
  * makes the write fail with -EIO.
@@ -73,8 +74,9 @@ static int edu_dma(struct edu *edu, u64 src, u64 dst, bool to_ram)
 }
 
 /*
- * What the device reads at @iova: the sentinel if it faults, else the
- * first byte of the page it reaches.
+ * What the device reads at @iova: the first byte of the page it reaches;
+ * on a fault not 0xaa or 0xbb (QEMU's edu then reads zeros, or leaves the
+ * sentinel in its buffer).
  */
 static int edu_peek(struct edu *edu, unsigned long iova, u8 *seen)
 {
@@ -155,7 +157,7 @@ static int edu_check(struct edu *edu, size_t size)
 		if (ret)
 			break;
 		stale += seen == 0xaa;
-		faults += seen == 0x5e;
+		faults += seen != 0xaa && seen != 0xbb;
 	}
 	smmuv3_unmap(edu->dom, IOVA_TEST, size);
 
@@ -163,6 +165,16 @@ static int edu_check(struct edu *edu, size_t size)
 		size, stale, faults, edu_cmds(ctx) - cmds,
 		fp_context_stat(ctx, FP_STAT_SYNCS) - syncs);
 	return ret ?: stale ? -EIO : 0;
+}
+
+/* Nothing is mapped there: the device must get a fault, not memory. */
+static int edu_fault(struct edu *edu)
+{
+	u8 seen;
+	int ret = edu_peek(edu, IOVA_TEST + SZ_64M, &seen);
+
+	pr_info("fp-e2e: fault seen=%#x\n", seen);
+	return ret ?: seen == 0xaa || seen == 0xbb ? -EIO : 0;
 }
 
 static int edu_cmp_u64(const void *a, const void *b)
@@ -227,7 +239,7 @@ static ssize_t run_store(struct device_driver *drv, const char *buf,
 	if (!edu)
 		return -ENODEV;
 	n = sscanf(buf, "%15s %lu %lu", cmd, &a, &b);
-	if (n < 2)
+	if (n < 1)
 		return -EINVAL;
 
 	mutex_lock(&edu->lock);
@@ -240,6 +252,8 @@ static ssize_t run_store(struct device_driver *drv, const char *buf,
 	} else if (!strcmp(cmd, "bench") && n == 3 && a && a <= SZ_32M &&
 		   IS_ALIGNED(a, SZ_4K)) {
 		ret = edu_bench(edu, a, b);
+	} else if (!strcmp(cmd, "fault")) {
+		ret = edu_fault(edu);
 	} else if (!strcmp(cmd, "mark")) {
 		ret = smmuv3_mark(edu->dom->smmu, a);
 	} else {

@@ -15,6 +15,8 @@
 /* A context's ASIDs start at 1: 0 is left to whatever ran before us. */
 #define SMMUV3_ASID_MIN	1
 #define SMMUV3_ASID_MAX	255
+/* Never a domain's: smmuv3_mark() uses these. */
+#define SMMUV3_ASID_MARK	0xf000
 
 static void smmuv3_make_cd(struct smmuv3_domain *dom)
 {
@@ -241,7 +243,7 @@ EXPORT_SYMBOL_GPL(smmuv3_unmap);
  * @smmu: the SMMU
  * @n: the mark
  *
- * A CMD_CFGI_STE for stream 0xff00 + @n, outside the stream table, with its
+ * A CMD_TLBI_NH_ASID for ASID 0xf000 + @n, which no domain uses, with its
  * sync: tests find it in a command trace and count what came between.
  *
  * Return: 0 or -ETIMEDOUT.
@@ -250,7 +252,7 @@ int smmuv3_mark(struct smmuv3_device *smmu, u32 n)
 {
 	u64 cmd[CMD_DWORDS];
 
-	smmuv3_cmd_cfgi_ste(cmd, 0xff00 + (n & 0xff));
+	smmuv3_cmd_tlbi_nh_asid(cmd, SMMUV3_ASID_MARK + (n & 0xfff));
 	return smmuv3_cmdq_issue_sync(smmu, cmd, 1);
 }
 EXPORT_SYMBOL_GPL(smmuv3_mark);

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Hold the guest's flushpol statistics against QEMU's trace of the SMMU.
+
+Each check in e2e/guest-check.sh is preceded by a mark: a CMD_TLBI_NH_ASID
+for ASID 0xf000 + N, which no domain uses, with its CMD_SYNC.  Between mark
+N and the next one, QEMU's count of CMD_TLBI_* (less the mark) must equal
+the check's "cmds", and its CMD_SYNCs (less the mark's) the check's
+"syncs".
+
+    e2e-verify.py CONSOLE TRACE
+"""
+import re
+import sys
+
+
+def checks(console):
+    """mark -> (policy, ril, size, stale, cmds, syncs) from the console."""
+    out, mark, info = {}, None, None
+    for line in open(console, errors="replace"):
+        m = re.search(r"e2e: mark=(\d+) ril=(\d) policy=(\S+) size=(\d+)", line)
+        if m:
+            mark = int(m.group(1))
+            info = (m.group(3), int(m.group(2)), int(m.group(4)))
+            continue
+        m = re.search(r"fp-e2e: check size=(\d+) stale=(\d+) faults=(\d+) "
+                      r"cmds=(\d+) syncs=(\d+)", line)
+        if m and mark is not None:
+            out[mark] = info + (int(m.group(2)), int(m.group(4)),
+                                int(m.group(5)))
+            mark = None
+    return out
+
+
+def segments(trace):
+    """mark -> {opcode: count} from QEMU's trace, split at the marks."""
+    segs, cur = {}, None
+    for line in open(trace, errors="replace"):
+        m = re.search(r"smmuv3_cmdq_tlbi_nh_asid\s+asid=(\d+)", line)
+        if m and int(m.group(1)) >= 0xf000:
+            cur = segs.setdefault(int(m.group(1)) - 0xf000, {})
+            continue
+        m = re.search(r"smmuv3_cmdq_opcode\s+<---\s+(?:SMMU_)?(\S+)", line)
+        if m and cur is not None:
+            cur[m.group(1)] = cur.get(m.group(1), 0) + 1
+    return segs
+
+
+def main(console, trace):
+    got, segs = checks(console), segments(trace)
+    if not got:
+        sys.exit("e2e-verify: no checks on the console")
+    bad = 0
+    print("| ril | policy | size | stale | flushpol cmds / syncs | QEMU TLBIs / syncs |")
+    print("|---|---|---|---|---|---|")
+    for mark, (pol, ril, size, stale, cmds, syncs) in sorted(got.items()):
+        seg = segs.get(mark & 0xfff)
+        if seg is None:
+            print(f"e2e-verify: mark {mark} not in the trace")
+            bad += 1
+            continue
+        tlbi = sum(n for op, n in seg.items() if op.startswith("CMD_TLBI_")) - 1
+        qsync = seg.get("CMD_SYNC", 0) - 1
+        print(f"| {ril} | {pol} | {size} | {stale} | {cmds} / {syncs} | "
+              f"{tlbi} / {qsync} |")
+        if pol.startswith("e2e_"):
+            continue        # broken on purpose: it never publishes
+        if (tlbi, qsync) != (cmds, syncs) or stale:
+            print(f"e2e-verify: mark {mark}: {pol} {size}: statistics "
+                  f"{cmds}/{syncs}, QEMU {tlbi}/{qsync}, stale {stale}")
+            bad += 1
+    print(f"e2e-verify: {len(got)} checks, {bad} mismatches")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Usage: scripts/qemu/e2e.sh
+#
+# The end-to-end test on QEMU's SMMUv3: install the package through DKMS
+# into Debian's arm64 kernel, add the edu test module, boot, and run
+# e2e/guest-check.sh in the guest with QEMU tracing every command the SMMU
+# consumes.  Then hold each check's flushpol statistics against QEMU's own
+# count of the invalidations and syncs between the marks.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/lib.sh
+. "$here/../lib.sh"
+out=${FLUSHPOL_QEMU_OUT:-$FP_TOP/build/qemu}
+
+log() { echo "e2e: $*" >&2; }
+
+eval "$("$here/prepare.sh")"
+"$here/dkms-install.sh" >/dev/null
+"$here/edu-module.sh" >/dev/null
+
+trace=$out/run/guest-check/smmuv3.trace
+mkdir -p "$(dirname "$trace")"
+# run-guest.sh empties run/NAME: trace to the side, then move it in.
+GUEST_APPEND="deferred_probe_timeout=1" \
+QEMU_EXTRA="-trace smmuv3_cmdq_opcode -trace smmuv3_cmdq_tlbi_nh_asid -D $out/smmuv3.trace" \
+	"$here/run-guest.sh" "$FP_TOP/e2e/guest-check.sh" 1200
+mv "$out/smmuv3.trace" "$trace"
+
+python3 "$here/e2e-verify.py" "$out/run/guest-check/console.log" "$trace"
