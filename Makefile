@@ -5,7 +5,7 @@
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-.PHONY: all modules clean check
+.PHONY: all modules clean check demo
 
 all: modules
 
@@ -18,3 +18,8 @@ clean:
 # The README's test command: everything CI runs.
 check:
 	scripts/check.sh
+
+# The README's main job: DKMS into a real kernel on QEMU's SMMUv3, policies
+# switched through sysfs, the unmap benchmark's table.
+demo:
+	scripts/demo.sh

@@ -6,6 +6,7 @@
 #   kunit       the suites in a UML kernel, with the real io-pgtable-arm
 #   readme      the README's count table is what the suites just printed
 #   dkms        dkms add/build/install against Debian's 6.12 and 6.1 headers
+#   e2e         DKMS into Debian's arm64 kernel on QEMU's SMMUv3, real DMA
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,4 +19,5 @@ scripts/lint.sh
 scripts/kunit.sh
 scripts/readme-table.sh --check
 scripts/dkms-check.sh
+scripts/qemu/e2e.sh
 echo "check: PASS"

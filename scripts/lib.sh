@@ -40,3 +40,16 @@ fp_export_tree()
 			tar -C "$dest" -xf -
 	fi
 }
+
+# Replace what README.md holds between "<!-- $1:begin ... -->" and
+# "<!-- $1:end -->" with the contents of file $2.
+fp_readme_splice()
+{
+	local name=$1 file=$2 readme=$FP_TOP/README.md
+
+	awk -v b="<!-- $name:begin" -v e="<!-- $name:end -->" -v f="$file" '
+		index($0, b) == 1 { print; while ((getline l < f) > 0) print l; skip = 1; next }
+		$0 == e { skip = 0 }
+		!skip' "$readme" > "$readme.new"
+	mv "$readme.new" "$readme"
+}
