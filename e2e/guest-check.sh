@@ -94,6 +94,23 @@ kill $switcher
 wait $switcher 2>/dev/null || true
 echo "e2e: 12 checks with live policy switches: no stale translation"
 
+# The tracepoints, as perf or trace-cmd would see them: one va check at
+# 2M is two unmaps, each one walk flush (512 by-VA commands, a sync) and
+# one gather (a leaf command, a sync).
+t=/sys/kernel/tracing
+mount -t tracefs nodev $t 2>/dev/null || true
+echo va > "$ctx/policy"
+echo > $t/trace
+echo 1 > $t/events/flushpol/enable
+echo "check 2097152" > $run
+echo 0 > $t/events/flushpol/enable
+n=""
+for e in walk gather inv sync; do
+	n="$n $e=$(grep -c "flushpol_$e:" $t/trace || true)"
+done
+echo "e2e: tracepoints:$n"
+[ "$n" = " walk=2 gather=2 inv=4 sync=4" ] || fail "tracepoints:$n"
+
 # A DMA to an unmapped IOVA is a reported fault, not a crash.
 echo fault > $run || fail "the device read memory through an unmapped IOVA"
 sleep 1
