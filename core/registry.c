@@ -49,11 +49,16 @@ static struct fp_policy *fp_policy_find(const char *name)
 	return NULL;
 }
 
+/* A name sysfs can select: what fp_policy_name_parse() accepts. */
 static bool fp_policy_valid(const struct fp_policy *pol)
 {
-	size_t len = pol->name ? strnlen(pol->name, FP_NAME_MAX) : 0;
+	char buf[FP_NAME_MAX];
+	const char *name;
 
-	return len && len < FP_NAME_MAX && pol->flush_walk && pol->flush_gather;
+	if (!pol->name || !pol->flush_walk || !pol->flush_gather)
+		return false;
+	name = fp_policy_name_parse(buf, pol->name);
+	return name && !strcmp(name, pol->name);
 }
 
 /**

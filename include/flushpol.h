@@ -39,8 +39,9 @@ struct fp_context;
  *	Returns 0, or -ETIMEDOUT when the hardware did not answer in time.
  *
  * None of the invalidation calls waits: completion is only known after
- * @sync returns 0.  The core never calls two of these concurrently for the
- * same context, so a backend may batch commands in per-context state.
+ * @sync returns 0.  Several CPUs may call these for the same context at
+ * once (concurrent unmaps); a @sync must complete every command issued on
+ * the context before it, from any CPU.
  */
 struct fp_hw_ops {
 	void (*inv_va)(struct fp_context *ctx, unsigned long iova, size_t size,

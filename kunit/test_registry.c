@@ -42,7 +42,7 @@ static void register_refuses_duplicate_and_incomplete(struct kunit *test)
 		.flush_walk = fpt_walk_nop, .flush_gather = fpt_gather_nop,
 	};
 	struct fp_policy noname = dup, longname = dup, nowalk = dup,
-			 nogather = dup;
+			 nogather = dup, upper = dup, spaced = dup;
 
 	noname.name = NULL;
 	longname.name = "a_name_much_too_long";
@@ -50,12 +50,16 @@ static void register_refuses_duplicate_and_incomplete(struct kunit *test)
 	nowalk.flush_walk = NULL;
 	nogather.name = "kunit_nogather";
 	nogather.flush_gather = NULL;
+	upper.name = "Kunit";
+	spaced.name = " kunit";
 
 	KUNIT_EXPECT_EQ(test, fp_policy_register(&dup), -EEXIST);
 	KUNIT_EXPECT_EQ(test, fp_policy_register(&noname), -EINVAL);
 	KUNIT_EXPECT_EQ(test, fp_policy_register(&longname), -EINVAL);
 	KUNIT_EXPECT_EQ(test, fp_policy_register(&nowalk), -EINVAL);
 	KUNIT_EXPECT_EQ(test, fp_policy_register(&nogather), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fp_policy_register(&upper), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fp_policy_register(&spaced), -EINVAL);
 }
 
 static void policy_in_use_cannot_be_unregistered(struct kunit *test)
