@@ -7,6 +7,7 @@
  */
 #include <kunit/test.h>
 #include <linux/sizes.h>
+#include <linux/string.h>
 
 #include "fp_counts.h"
 
@@ -115,6 +116,27 @@ static void smmuv3_unmap_counts_match_model(struct kunit *test)
 	fpt_count_run(test, c, c->range ? &fpt_v3_ril : &fpt_v3);
 }
 
+/*
+ * va and asid send no range command, so their cases only say "no RIL"; on
+ * an SMMU that has RIL they must cost the same.  make bench shows them in
+ * its table of SMMUv3 with RIL, as QEMU's rig runs them.
+ */
+static const void *fpt_v3_va_asid_params(const void *prev, char *desc)
+{
+	const struct fpt_count_case *c = prev;
+
+	while ((c = fpt_count_params(c, desc)))
+		if (!c->range && (!strcmp(c->policy, "va") ||
+				  !strcmp(c->policy, "asid")))
+			return c;
+	return NULL;
+}
+
+static void smmuv3_ril_va_asid_cost_as_without(struct kunit *test)
+{
+	fpt_count_run(test, test->param_value, &fpt_v3_ril);
+}
+
 static void tlbi_nh_va_fields(struct kunit *test)
 {
 	u64 cmd[2];
@@ -213,6 +235,8 @@ static struct kunit_case fpt_smmuv3_test_cases[] = {
 	KUNIT_CASE(other_command_fields),
 	KUNIT_CASE_PARAM(range_cover_exact_and_short, fpt_cover_gen_params),
 	KUNIT_CASE_PARAM(smmuv3_unmap_counts_match_model, fpt_count_params),
+	KUNIT_CASE_PARAM(smmuv3_ril_va_asid_cost_as_without,
+			 fpt_v3_va_asid_params),
 	{}
 };
 

@@ -25,6 +25,10 @@ def main(path):
         if "fp-count:" not in line:
             continue
         kv = dict(f.split("=", 1) for f in line.split("fp-count:")[1].split())
+        # The model's own lines only: the shipped backends print theirs
+        # too, for make bench.
+        if kv["backend"] not in ("model", "model-ril"):
+            continue
         col = kv["policy"] + (" (RIL)" if kv["backend"].endswith("-ril") else "")
         if col not in cols:
             cols.append(col)
