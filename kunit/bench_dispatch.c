@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flushpol_bench_dispatch: what going through the flushpol core costs per
+ * call, against a driver that calls the same backend itself.  A benchmark,
+ * not a test: it prints "fp-dispatch:" lines for make bench
+ * (scripts/bench.sh) and asserts nothing about time, which on a shared host
+ * in a debug kernel would prove nothing.
+ *
+ * Both sides drive a backend whose primitives only count, so what differs
+ * is the dispatch: the core's statistics, coverage tracking, the policy
+ * looked up under RCU, tracepoints, and the policy's own decisions.  The
+ * direct side does what a driver without flushpol does with the same calls
+ * (arm-smmu-v3's shape): gather leaves, invalidate them by VA and sync at
+ * iotlb_sync; invalidate by VA and sync at each walk flush.
+ *
+ * Each measurement runs both sides in turn, FPB_ROUNDS times, so that
+ * the host's noise falls on both alike; the lines give the median round
+ * and the spread.
+ */
+#include <kunit/test.h>
+#include <linux/io-pgtable.h>
+#include <linux/ktime.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/sizes.h>
+#include <linux/sort.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include "../include/flushpol.h"
+
+#define FPB_CALLS	4096
+#define FPB_ROUNDS	15
+#define FPB_IOVA	SZ_1G
+
+/* What the trivial backend was asked to do, to hold both sides equal. */
+static unsigned long fpb_cmds, fpb_syncs;
+
+/*
+ * noinline: a real backend's primitives are calls, and so must these be on
+ * both sides, or the direct side would measure an empty loop.
+ */
+static noinline void fpb_inv_va(struct fp_context *ctx, unsigned long iova,
+				size_t size, size_t granule, bool leaf)
+{
+	fpb_cmds += size / granule;
+}
+
+static noinline unsigned int fpb_inv_range(struct fp_context *ctx,
+					   unsigned long iova, size_t size,
+					   size_t granule, bool leaf)
+{
+	fpb_cmds++;
+	return 1;
+}
+
+static noinline void fpb_inv_context(struct fp_context *ctx)
+{
+	fpb_cmds++;
+}
+
+static noinline int fpb_sync(struct fp_context *ctx)
+{
+	fpb_syncs++;
+	return 0;
+}
+
+static const struct fp_hw_ops fpb_hw_ops = {
+	.inv_va		= fpb_inv_va,
+	.inv_range	= fpb_inv_range,
+	.inv_context	= fpb_inv_context,
+	.sync		= fpb_sync,
+};
+
+/* One way of reaching the backend: through flushpol, or directly. */
+struct fpb_side {
+	const struct iommu_flush_ops *tlb;
+	void (*iotlb_sync)(void *cookie, struct iommu_iotlb_gather *gather);
+	void *cookie;
+	struct io_pgtable_ops *ops;
+	struct io_pgtable_cfg cfg;
+	u64 ps[FPB_ROUNDS];	/* per call, one entry per round */
+};
+
+struct fpb {
+	struct fpb_side fp, direct;
+	struct fp_context *ctx;
+	struct device dev;
+};
+
+/* The direct side: the driver's own flush ops, no policy in between. */
+
+static void fpb_direct_iotlb_sync(void *cookie, struct iommu_iotlb_gather *g)
+{
+	if (g->pgsize)
+		fpb_inv_va(NULL, g->start, g->end - g->start + 1, g->pgsize,
+			   true);
+	fpb_sync(NULL);
+}
+
+static void fpb_direct_flush_all(void *cookie)
+{
+	fpb_inv_context(NULL);
+	fpb_sync(NULL);
+}
+
+static void fpb_direct_flush_walk(unsigned long iova, size_t size,
+				  size_t granule, void *cookie)
+{
+	fpb_inv_va(NULL, iova, size, granule, false);
+	fpb_sync(NULL);
+}
+
+/* iommu_iotlb_gather_add_page(), with the sync above for the domain's. */
+static void fpb_direct_add_page(struct iommu_iotlb_gather *g,
+				unsigned long iova, size_t granule,
+				void *cookie)
+{
+	if ((g->pgsize && g->pgsize != granule) ||
+	    iommu_iotlb_gather_is_disjoint(g, iova, granule)) {
+		fpb_direct_iotlb_sync(cookie, g);
+		iommu_iotlb_gather_init(g);
+	}
+	g->pgsize = granule;
+	iommu_iotlb_gather_add_range(g, iova, granule);
+}
+
+static const struct iommu_flush_ops fpb_direct_tlb = {
+	.tlb_flush_all	= fpb_direct_flush_all,
+	.tlb_flush_walk	= fpb_direct_flush_walk,
+	.tlb_add_page	= fpb_direct_add_page,
+};
+
+/* The flushpol side's iotlb_sync, a call away as the direct one is. */
+static void fpb_fp_iotlb_sync(void *cookie, struct iommu_iotlb_gather *g)
+{
+	fp_iotlb_sync(cookie, g);
+}
+
+enum fpb_op { FPB_ADD_PAGE, FPB_FLUSH_WALK, FPB_IOTLB_SYNC, FPB_UNMAP_4K };
+
+static const char * const fpb_op_names[] = {
+	[FPB_ADD_PAGE]		= "tlb_add_page",
+	[FPB_FLUSH_WALK]	= "tlb_flush_walk",
+	[FPB_IOTLB_SYNC]	= "add_page+iotlb_sync",
+	[FPB_UNMAP_4K]		= "unmap_4k",
+};
+
+/* One round of FPB_CALLS calls of @op on @s; returns ps per call. */
+static u64 fpb_round(struct kunit *test, struct fpb_side *s, enum fpb_op op)
+{
+	struct iommu_iotlb_gather g;
+	unsigned long iova;
+	size_t mapped = 0;
+	unsigned int i;
+	u64 t0, t;
+
+	/* io-pgtable maps up to the end of one table per call. */
+	while (op == FPB_UNMAP_4K && mapped < FPB_CALLS * SZ_4K) {
+		size_t n = 0;
+
+		KUNIT_ASSERT_EQ(test, s->ops->map_pages(s->ops,
+							FPB_IOVA + mapped,
+							FPB_IOVA + mapped,
+							SZ_4K,
+							FPB_CALLS - mapped / SZ_4K,
+							IOMMU_READ, GFP_KERNEL,
+							&n), 0);
+		KUNIT_ASSERT_NE(test, n, 0);
+		mapped += n;
+	}
+	iommu_iotlb_gather_init(&g);
+
+	t0 = ktime_get_ns();
+	for (i = 0, iova = FPB_IOVA; i < FPB_CALLS; i++, iova += SZ_4K) {
+		switch (op) {
+		case FPB_ADD_PAGE:
+			s->tlb->tlb_add_page(&g, iova, SZ_4K, s->cookie);
+			break;
+		case FPB_FLUSH_WALK:
+			s->tlb->tlb_flush_walk(FPB_IOVA + i * SZ_2M, SZ_2M,
+					       SZ_4K, s->cookie);
+			break;
+		case FPB_IOTLB_SYNC:
+			/*
+			 * Gathered through the side's own add_page: a leaf
+			 * gathered any other way would look covered to
+			 * flushpol, and asid would send nothing for it.
+			 */
+			iommu_iotlb_gather_init(&g);
+			s->tlb->tlb_add_page(&g, iova, SZ_4K, s->cookie);
+			s->iotlb_sync(s->cookie, &g);
+			break;
+		case FPB_UNMAP_4K:
+			/* iommu_unmap() of one page: unmap, then sync. */
+			iommu_iotlb_gather_init(&g);
+			s->ops->unmap_pages(s->ops, iova, SZ_4K, 1, &g);
+			s->iotlb_sync(s->cookie, &g);
+			break;
+		}
+	}
+	t = ktime_get_ns() - t0;
+
+	/*
+	 * End what the round left open: the gathered leaves, the spans the
+	 * walk flushes covered (an empty gather: nothing was unmapped).
+	 */
+	if (op == FPB_ADD_PAGE || op == FPB_FLUSH_WALK)
+		s->iotlb_sync(s->cookie, &g);
+	return div_u64(t * 1000, FPB_CALLS);
+}
+
+static int fpb_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void fpb_measure(struct kunit *test, struct fpb *b, const char *policy,
+			enum fpb_op op)
+{
+	unsigned long fp_cmds = 0, fp_syncs = 0, d_cmds = 0, d_syncs = 0;
+	unsigned int r;
+
+	for (r = 0; r < FPB_ROUNDS; r++) {
+		fpb_cmds = 0;
+		fpb_syncs = 0;
+		b->fp.ps[r] = fpb_round(test, &b->fp, op);
+		fp_cmds += fpb_cmds;
+		fp_syncs += fpb_syncs;
+		fpb_cmds = 0;
+		fpb_syncs = 0;
+		b->direct.ps[r] = fpb_round(test, &b->direct, op);
+		d_cmds += fpb_cmds;
+		d_syncs += fpb_syncs;
+	}
+	/*
+	 * va is upstream's behaviour: if flushpol's va asked the backend for
+	 * anything else than the direct side did, the two would not be
+	 * comparable.
+	 */
+	if (!strcmp(policy, "va")) {
+		KUNIT_EXPECT_EQ(test, fp_cmds, d_cmds);
+		KUNIT_EXPECT_EQ(test, fp_syncs, d_syncs);
+	}
+
+	sort(b->fp.ps, FPB_ROUNDS, sizeof(u64), fpb_cmp_u64, NULL);
+	sort(b->direct.ps, FPB_ROUNDS, sizeof(u64), fpb_cmp_u64, NULL);
+	kunit_info(test,
+		   "fp-dispatch: policy=%s op=%s calls=%u rounds=%u fp_ps=%llu direct_ps=%llu fp_min_ps=%llu fp_max_ps=%llu direct_min_ps=%llu direct_max_ps=%llu cmds=%lu/%lu syncs=%lu/%lu\n",
+		   policy, fpb_op_names[op], FPB_CALLS, FPB_ROUNDS,
+		   b->fp.ps[FPB_ROUNDS / 2], b->direct.ps[FPB_ROUNDS / 2],
+		   b->fp.ps[0], b->fp.ps[FPB_ROUNDS - 1], b->direct.ps[0],
+		   b->direct.ps[FPB_ROUNDS - 1], fp_cmds, d_cmds, fp_syncs,
+		   d_syncs);
+}
+
+static void fpb_teardown(void *data)
+{
+	struct fpb *b = data;
+
+	if (b->fp.ops)
+		free_io_pgtable_ops(b->fp.ops);
+	if (b->ctx)
+		fp_context_destroy(b->ctx);
+	if (b->direct.ops)
+		free_io_pgtable_ops(b->direct.ops);
+}
+
+static void fpb_side_cfg(struct fpb *b, struct fpb_side *s)
+{
+	s->cfg = (struct io_pgtable_cfg) {
+		.pgsize_bitmap	= SZ_4K | SZ_2M | SZ_1G,
+		.ias		= 48,
+		.oas		= 48,
+		.coherent_walk	= true,
+		.iommu_dev	= &b->dev,
+	};
+}
+
+static void dispatch_cost_reported(struct kunit *test)
+{
+	const char * const *policy = test->param_value;
+	struct fpb *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct fp_context_cfg fc = {
+		.backend = "bench", .instance = "bench0", .owner = THIS_MODULE,
+		.ops = &fpb_hw_ops, .id = 1, .default_policy = "va",
+		.default_threshold = 128,
+	};
+	enum fpb_op op;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpb_teardown, b),
+			0);
+
+	fpb_side_cfg(b, &b->fp);
+	fc.priv = b;
+	b->ctx = fp_context_create(&fc, &b->fp.cfg);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b->ctx);
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(b->ctx, *policy), 0);
+	b->fp.tlb = b->fp.cfg.tlb;
+	b->fp.iotlb_sync = fpb_fp_iotlb_sync;
+	b->fp.cookie = b->ctx;
+	b->fp.ops = alloc_io_pgtable_ops(ARM_64_LPAE_S1, &b->fp.cfg, b->ctx);
+	KUNIT_ASSERT_NOT_NULL(test, b->fp.ops);
+
+	fpb_side_cfg(b, &b->direct);
+	b->direct.cfg.tlb = &fpb_direct_tlb;
+	b->direct.tlb = &fpb_direct_tlb;
+	b->direct.iotlb_sync = fpb_direct_iotlb_sync;
+	b->direct.cookie = b;
+	b->direct.ops = alloc_io_pgtable_ops(ARM_64_LPAE_S1, &b->direct.cfg, b);
+	KUNIT_ASSERT_NOT_NULL(test, b->direct.ops);
+
+	for (op = FPB_ADD_PAGE; op <= FPB_UNMAP_4K; op++)
+		fpb_measure(test, b, *policy, op);
+}
+
+enum fpb_prim { FPB_RCU, FPB_SPIN_IRQSAVE, FPB_THIS_CPU_ADD, FPB_NR_PRIMS };
+
+static const char * const fpb_prim_names[] = {
+	[FPB_RCU]		= "rcu_read_lock+unlock",
+	[FPB_SPIN_IRQSAVE]	= "spin_lock_irqsave+unlock",
+	[FPB_THIS_CPU_ADD]	= "this_cpu_add",
+};
+
+static DEFINE_SPINLOCK(fpb_lock);
+static DEFINE_PER_CPU(u64, fpb_counter);
+
+/*
+ * What the core's building blocks cost in this kernel, to read the lines
+ * above by: the test kernel's debug options (lock proving, RCU checking)
+ * make RCU read sections and spinlocks far dearer than a production kernel
+ * does, and the core takes both on every call.
+ */
+static void kernel_primitive_costs_reported(struct kunit *test)
+{
+	u64 ps[FPB_ROUNDS], t0;
+	unsigned long flags;
+	enum fpb_prim p;
+	unsigned int r, i;
+
+	for (p = 0; p < FPB_NR_PRIMS; p++) {
+		for (r = 0; r < FPB_ROUNDS; r++) {
+			t0 = ktime_get_ns();
+			for (i = 0; i < FPB_CALLS; i++) {
+				switch (p) {
+				case FPB_RCU:
+					rcu_read_lock();
+					rcu_read_unlock();
+					break;
+				case FPB_SPIN_IRQSAVE:
+					spin_lock_irqsave(&fpb_lock, flags);
+					spin_unlock_irqrestore(&fpb_lock,
+							       flags);
+					break;
+				default:
+					this_cpu_add(fpb_counter, 1);
+					break;
+				}
+			}
+			ps[r] = div_u64((ktime_get_ns() - t0) * 1000,
+					FPB_CALLS);
+		}
+		sort(ps, FPB_ROUNDS, sizeof(u64), fpb_cmp_u64, NULL);
+		kunit_info(test, "fp-dispatch-ref: what=%s ps=%llu min_ps=%llu max_ps=%llu\n",
+			   fpb_prim_names[p], ps[FPB_ROUNDS / 2], ps[0],
+			   ps[FPB_ROUNDS - 1]);
+	}
+}
+
+static const char * const fpb_policies[] = { "va", "range", "asid",
+					     "threshold" };
+
+static void fpb_policy_desc(const char * const *p, char *desc)
+{
+	strscpy(desc, *p, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(fpb_policy, fpb_policies, fpb_policy_desc);
+
+static struct kunit_case fpb_test_cases[] = {
+	KUNIT_CASE_PARAM(dispatch_cost_reported, fpb_policy_gen_params),
+	KUNIT_CASE(kernel_primitive_costs_reported),
+	{}
+};
+
+static struct kunit_suite fpb_suite = {
+	.name = "flushpol_bench_dispatch",
+	.test_cases = fpb_test_cases,
+};
+
+kunit_test_suite(fpb_suite);
