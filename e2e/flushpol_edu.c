@@ -46,6 +46,8 @@
 #define IOVA_READBACK		(SZ_16M + SZ_4K) /* where results land */
 
 #define BENCH_MAX_REPS		1000
+/* Printed one by one up to this many repetitions (a kernel log line). */
+#define EDU_SAMPLES_MAX		64
 
 struct edu {
 	struct pci_dev *pdev;
@@ -177,6 +179,23 @@ static int edu_fault(struct edu *edu)
 	return ret ?: seen == 0xaa || seen == 0xbb ? -EIO : 0;
 }
 
+/*
+ * Every unmap's time, in order, for make bench to pool runs of a few
+ * repetitions each (its noise figures) without losing the percentiles.
+ */
+static void edu_print_samples(const u64 *ns, unsigned int reps)
+{
+	char buf[EDU_SAMPLES_MAX * 12];
+	unsigned int i, len = 0;
+
+	if (reps > EDU_SAMPLES_MAX)
+		return;
+	for (i = 0; i < reps; i++)
+		len += scnprintf(buf + len, sizeof(buf) - len, "%s%llu",
+				 i ? "," : "", ns[i]);
+	pr_info("fp-bench-ns: %s\n", buf);
+}
+
 static int edu_cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -216,6 +235,7 @@ static int edu_bench(struct edu *edu, size_t size, unsigned int reps)
 		cond_resched();
 	}
 	if (!ret) {
+		edu_print_samples(ns, reps);
 		sort(ns, reps, sizeof(*ns), edu_cmp_u64, NULL);
 		pr_info("fp-bench: size=%zu reps=%u median_ns=%llu p99_ns=%llu min_ns=%llu max_ns=%llu cmds=%llu syncs=%llu\n",
 			size, reps, ns[reps / 2], ns[(reps * 99) / 100],

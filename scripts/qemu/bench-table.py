@@ -22,7 +22,8 @@ def human(n):
 def main(console):
     rows, pol, ril, reps = {}, None, None, 0
     for line in open(console, errors="replace"):
-        m = re.search(r"bench: ril=(\d) policy=(\S+)$", line.strip())
+        m = re.search(r"bench: ril=(\d) policy=(\S+)(?: round=\d+)?$",
+                      line.strip())
         if m:
             ril, pol = int(m.group(1)), m.group(2)
             continue

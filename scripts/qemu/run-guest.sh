@@ -18,6 +18,8 @@
 #   QEMU_EXTRA    more QEMU arguments, shell-quoted,
 #                 e.g. "-trace 'smmuv3_cmdq*' -D /tmp/trace.log"
 #   GUEST_APPEND  more kernel command line
+#   GUEST_IN_TREE_SMMU=1  leave the SMMU to the in-tree arm-smmu-v3 driver
+#                 (no initcall_blacklist): make bench's upstream reference
 #   FLUSHPOL_QEMU_OUT  output directory (default build/qemu); the console
 #                 goes to its run/NAME/console.log, NAME the script's.
 set -euo pipefail
@@ -73,6 +75,9 @@ chmod 755 "$run/root/init"
 set -f
 eval "extra=(${QEMU_EXTRA:-})"
 set +f
+# Our own driver needs the in-tree one kept off the SMMU.
+blacklist=initcall_blacklist=arm_smmu_driver_init
+[ "${GUEST_IN_TREE_SMMU:-0}" != 1 ] || blacklist=
 # pauth-impdef: the architected pointer-auth cipher is slow under TCG
 # (boot to the end of the smoke test: 5 s with it, 13 s without).
 # -nic none: the default NIC wants efi-virtio.rom, which is in ipxe-qemu,
@@ -82,7 +87,7 @@ set +f
 qemu=(qemu-system-aarch64 -M virt,iommu=smmuv3 -cpu max,pauth-impdef=on
       -m 1G -display none -monitor none -serial stdio -nic none -no-reboot
       -device edu -kernel "$IMAGE" -initrd "$run/initrd.cpio"
-      -append "console=ttyAMA0 panic=-1 initcall_blacklist=arm_smmu_driver_init ${GUEST_APPEND:-}"
+      -append "console=ttyAMA0 panic=-1 $blacklist ${GUEST_APPEND:-}"
       "${extra[@]}")
 log "booting $KVER with $script (timeout ${tmo}s), console: $console"
 start=$SECONDS

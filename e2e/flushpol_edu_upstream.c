@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flushpol_edu's unmap benchmark, through the kernel's IOMMU API and the
+ * upstream in-tree arm-smmu-v3 driver instead of flushpol: the reference
+ * make bench holds the policies against, on the same QEMU machine and
+ * kernel.
+ *
+ * The guest boots without initcall_blacklist, so the in-tree driver owns
+ * the SMMU.  This driver gives QEMU's edu device a paging domain of its own
+ * (driver_managed_dma: the DMA API's default domain is not kept), maps
+ * 4 KiB pages one iommu_map() at a time, as a scatter-gather list of
+ * scattered pages would be, and times one iommu_unmap() of the whole range:
+ * strict, ended by the driver's iotlb_sync, as flushpol_edu's unmaps are.
+ *
+ * Driven through /sys/bus/pci/drivers/flushpol_edu_upstream/run:
+ *   bench SIZE REPS   time REPS unmaps of SIZE of 4K pages, print
+ *                     "fp-bench:" as flushpol_edu does (cmds and syncs
+ *                     unknown here: 0)
+ *   mark              iommu_flush_iotlb_all() twice: CMD_TLBI_NH_ASID,
+ *                     CMD_SYNC, CMD_TLBI_NH_ASID, CMD_SYNC, which no unmap
+ *                     or teardown sends, to split QEMU's command trace at
+ *
+ * Test code: not part of the DKMS package.
+ */
+#define pr_fmt(fmt) "flushpol_edu_upstream: " fmt
+
+#include <linux/iommu.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+/* The IOVA flushpol_edu times at; never reached by DMA here. */
+#define IOVA_TEST		SZ_64M
+#define BENCH_MAX_REPS		1000
+/* Printed one by one up to this many repetitions (a kernel log line). */
+#define EDU_SAMPLES_MAX		64
+
+struct edu_up {
+	struct pci_dev *pdev;
+	struct iommu_domain *dom;
+	struct mutex lock;	/* one command at a time */
+};
+
+static struct edu_up *the_edu;
+
+static int edu_map_pages(struct edu_up *edu, size_t size)
+{
+	unsigned long off;
+	int ret;
+
+	/*
+	 * One call per page: iommu_map() of the whole range, or
+	 * iommu_map_sg() of physically contiguous pages, would use 2 MiB
+	 * blocks where it can, and there would be no tables to free.
+	 */
+	for (off = 0; off < size; off += SZ_4K) {
+		ret = iommu_map(edu->dom, IOVA_TEST + off, IOVA_TEST + off,
+				SZ_4K, IOMMU_READ | IOMMU_WRITE, GFP_KERNEL);
+		if (ret) {
+			iommu_unmap(edu->dom, IOVA_TEST, off);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Every unmap's time, in order, for make bench to pool runs of a few
+ * repetitions each (its noise figures) without losing the percentiles.
+ */
+static void edu_print_samples(const u64 *ns, unsigned int reps)
+{
+	char buf[EDU_SAMPLES_MAX * 12];
+	unsigned int i, len = 0;
+
+	if (reps > EDU_SAMPLES_MAX)
+		return;
+	for (i = 0; i < reps; i++)
+		len += scnprintf(buf + len, sizeof(buf) - len, "%s%llu",
+				 i ? "," : "", ns[i]);
+	pr_info("fp-bench-ns: %s\n", buf);
+}
+
+static int edu_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int edu_bench(struct edu_up *edu, size_t size, unsigned int reps)
+{
+	unsigned int i;
+	int ret = 0;
+	u64 *ns;
+
+	if (!reps || reps > BENCH_MAX_REPS)
+		return -EINVAL;
+	ns = kcalloc(reps, sizeof(*ns), GFP_KERNEL);
+	if (!ns)
+		return -ENOMEM;
+
+	for (i = 0; i < reps; i++) {
+		u64 t0;
+
+		ret = edu_map_pages(edu, size);
+		if (ret)
+			break;
+		t0 = ktime_get_ns();
+		if (iommu_unmap(edu->dom, IOVA_TEST, size) != size) {
+			ret = -EIO;
+			break;
+		}
+		ns[i] = ktime_get_ns() - t0;
+		cond_resched();
+	}
+	if (!ret) {
+		edu_print_samples(ns, reps);
+		sort(ns, reps, sizeof(*ns), edu_cmp_u64, NULL);
+		pr_info("fp-bench: size=%zu reps=%u median_ns=%llu p99_ns=%llu min_ns=%llu max_ns=%llu cmds=0 syncs=0\n",
+			size, reps, ns[reps / 2], ns[(reps * 99) / 100],
+			ns[0], ns[reps - 1]);
+	}
+	kfree(ns);
+	return ret;
+}
+
+static ssize_t run_store(struct device_driver *drv, const char *buf,
+			 size_t count)
+{
+	struct edu_up *edu = the_edu;
+	unsigned long a = 0, b = 0;
+	char cmd[16];
+	int n, ret;
+
+	if (!edu)
+		return -ENODEV;
+	n = sscanf(buf, "%15s %lu %lu", cmd, &a, &b);
+	if (n < 1)
+		return -EINVAL;
+
+	mutex_lock(&edu->lock);
+	if (!strcmp(cmd, "bench") && n == 3 && a && a <= SZ_32M &&
+	    IS_ALIGNED(a, SZ_4K)) {
+		ret = edu_bench(edu, a, b);
+	} else if (!strcmp(cmd, "mark")) {
+		iommu_flush_iotlb_all(edu->dom);
+		iommu_flush_iotlb_all(edu->dom);
+		ret = 0;
+	} else {
+		ret = -EINVAL;
+	}
+	mutex_unlock(&edu->lock);
+	return ret ?: count;
+}
+
+static DRIVER_ATTR_WO(run);
+
+static struct attribute *edu_drv_attrs[] = {
+	&driver_attr_run.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(edu_drv);
+
+static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct edu_up *edu;
+	int ret;
+
+	edu = devm_kzalloc(&pdev->dev, sizeof(*edu), GFP_KERNEL);
+	if (!edu)
+		return -ENOMEM;
+	edu->pdev = pdev;
+	mutex_init(&edu->lock);
+
+	edu->dom = iommu_paging_domain_alloc(&pdev->dev);
+	if (IS_ERR(edu->dom))
+		return dev_err_probe(&pdev->dev, PTR_ERR(edu->dom),
+				     "no paging domain (is the in-tree SMMU driver on?)\n");
+	ret = iommu_attach_device(edu->dom, &pdev->dev);
+	if (ret) {
+		iommu_domain_free(edu->dom);
+		return dev_err_probe(&pdev->dev, ret, "attach failed\n");
+	}
+
+	pci_set_drvdata(pdev, edu);
+	the_edu = edu;
+	dev_info(&pdev->dev, "attached to a paging domain of its own\n");
+	return 0;
+}
+
+static void edu_remove(struct pci_dev *pdev)
+{
+	struct edu_up *edu = pci_get_drvdata(pdev);
+
+	the_edu = NULL;
+	iommu_detach_device(edu->dom, &pdev->dev);
+	iommu_domain_free(edu->dom);
+}
+
+static const struct pci_device_id edu_ids[] = {
+	{ PCI_DEVICE(0x1234, 0x11e8) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, edu_ids);
+
+static struct pci_driver edu_driver = {
+	.name			= "flushpol_edu_upstream",
+	.id_table		= edu_ids,
+	.probe			= edu_probe,
+	.remove			= edu_remove,
+	.groups			= edu_drv_groups,
+	/* The device DMAs through our domain, not the DMA API's. */
+	.driver_managed_dma	= true,
+};
+module_pci_driver(edu_driver);
+
+MODULE_DESCRIPTION("flushpol's unmap benchmark through the upstream IOMMU API, on QEMU's edu device");
+MODULE_LICENSE("GPL");
