@@ -22,7 +22,9 @@ suites=(flushpol_counts flushpol_model flushpol_oracle flushpol_switch
 
 log() { echo "kunit: $*" >&2; }
 
-uml=$("$top/scripts/uml-kernel.sh")
+# FLUSHPOL_UML: another UML build to run in (make bench's, without the
+# debug options); by default the test kernel.
+uml=${FLUSHPOL_UML:-$("$top/scripts/uml-kernel.sh")}
 
 # Build from a copy so the UML objects never mix with a host build.
 rm -rf "$out"

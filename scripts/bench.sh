@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make bench: the benchmarks, separate from the tests, on a fresh Debian 12
+# as root.  Installs what it needs, then measures in one run:
+#   1. commands, syncs and collateral evictions per unmap, exact: the KUnit
+#      suites in the test kernel (UML), for every backend, policy and size;
+#   2. the flushpol core's dispatch cost per call, against calling the same
+#      trivial backend directly: KUnit in the test kernel, and in the same
+#      UML kernel without its debug options (scripts/bench-uml.sh);
+#   3. unmap latency on QEMU's SMMUv3 with Debian's arm64 kernel: every
+#      policy, through flushpol installed with DKMS, and the upstream
+#      in-tree arm-smmu-v3 driver through the IOMMU API, with QEMU's trace
+#      of upstream's commands from one more boot.
+# Writes bench/results/bench.md (also printed) and
+# bench/results/unmap-latency.png, and puts the table into README.md.
+# Takes about 15 minutes the first time (two UML kernels are built), 3 to
+# 5 after that.
+#
+# Environment:
+#   FP_BENCH_ROUNDS  QEMU rounds (default 8): a boot with flushpol's
+#                    policies, then one with the upstream driver
+#   FP_BENCH_REPS    unmaps per policy and size in each (default 16, at
+#                    most 64)
+#   FLUSHPOL_BENCH_OUT  working directory (default build/bench)
+#   FP_BENCH_ALLOW_FAILING=1  go on when KUnit suites fail, naming them at
+#                    the top of the report (by default: no benchmark of a
+#                    tree whose tests fail)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/deps.sh
+. "$top/scripts/deps.sh"
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
+out=${FLUSHPOL_BENCH_OUT:-$top/build/bench}
+res=$top/bench/results
+rounds=${FP_BENCH_ROUNDS:-8}
+reps=${FP_BENCH_REPS:-16}
+qemu=$top/scripts/qemu
+
+log() { echo "bench: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+# $1: a step's log.  Shows its end and fails.
+failed()
+{
+	tail -n 30 "$1" >&2
+	die "FAIL: see $1"
+}
+
+# $1: a KUnit output directory, $2: its log.  The counts are the suites'
+# own, asserted there: a failing suite stops the benchmark unless allowed.
+kunit_failed()
+{
+	local bad
+
+	bad=$(sed -n 's/^not ok [0-9]* \(flushpol_[a-z0-9_]*\)$/\1/p' \
+		"$1/ktap.log" 2>/dev/null | sort -u | tr '\n' ' ')
+	if [ "${FP_BENCH_ALLOW_FAILING:-0}" != 1 ] || [ -z "$bad" ]; then
+		failed "$2"
+	fi
+	log "going on although these suites failed: $bad"
+	echo "$bad" >>"$out/failed-suites"
+}
+
+fp_apt_install "${FP_DEB_PACKAGES[@]}" gnuplot-nox
+
+rm -rf "$out"
+mkdir -p "$out/qemu" "$res"
+
+log "1/4 KUnit in the test kernel: command counts and dispatch cost"
+FLUSHPOL_OUT=$out/kunit "$top/scripts/kunit.sh" >"$out/kunit.log" 2>&1 ||
+	kunit_failed "$out/kunit" "$out/kunit.log"
+grep -q 'fp-dispatch:' "$out/kunit/ktap.log" ||
+	die "no fp-dispatch lines in $out/kunit/ktap.log"
+
+log "2/4 KUnit in UML without debug options: dispatch cost"
+uml=$("$top/scripts/bench-uml.sh" 2>"$out/bench-uml.log") ||
+	failed "$out/bench-uml.log"
+FLUSHPOL_UML=$uml FLUSHPOL_OUT=$out/kunit-nodebug "$top/scripts/kunit.sh" \
+	>"$out/kunit-nodebug.log" 2>&1 ||
+	kunit_failed "$out/kunit-nodebug" "$out/kunit-nodebug.log"
+
+# The QEMU rig's own build tree, so that make check's is left alone.
+export FLUSHPOL_QEMU_OUT=$out/qemu
+eval "$("$qemu/prepare.sh")"
+log "3/4 QEMU: $rounds boots with flushpol's policies (DKMS into $KVER)," \
+    "each followed by one with the upstream arm-smmu-v3 driver"
+{ "$qemu/dkms-install.sh" && "$qemu/edu-module.sh"; } >"$out/build.log" 2>&1 ||
+	failed "$out/build.log"
+# Alternating boots, so that a slow spell of the host does not fall on one
+# side only.
+for r in $(seq "$rounds"); do
+	GUEST_APPEND="deferred_probe_timeout=1 FP_BENCH_REPS=$reps" \
+		"$qemu/run-guest.sh" "$top/e2e/guest-bench.sh" 3000 \
+		2>>"$out/qemu.log" || failed "$out/qemu.log"
+	cp "$out/qemu/run/guest-bench/console.log" "$out/qemu/flushpol-$r.log"
+	GUEST_IN_TREE_SMMU=1 GUEST_APPEND="FP_BENCH_REPS=$reps" \
+		"$qemu/run-guest.sh" "$top/e2e/guest-bench-upstream.sh" 1200 \
+		2>>"$out/qemu.log" || failed "$out/qemu.log"
+	cp "$out/qemu/run/guest-bench-upstream/console.log" \
+		"$out/qemu/upstream-$r.log"
+done
+
+# Tracing costs QEMU time per command: never in a timed boot.
+log "4/4 QEMU: the upstream arm-smmu-v3 driver, commands counted by QEMU"
+GUEST_IN_TREE_SMMU=1 GUEST_APPEND="FP_BENCH_COUNT=1" \
+QEMU_EXTRA="-trace smmuv3_cmdq_opcode -D $out/qemu/upstream.trace" \
+	"$qemu/run-guest.sh" "$top/e2e/guest-bench-upstream.sh" 600 \
+	2>>"$out/qemu.log" || failed "$out/qemu.log"
+cp "$out/qemu/run/guest-bench-upstream/console.log" \
+	"$out/qemu/upstream-count.log"
+
+md=$res/bench.md
+png=$res/unmap-latency.png
+{
+	echo "Measured $(date -u +%F) by \`make bench\` on $(nproc) host cores" \
+	     "($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)):"
+	echo "KUnit in User-Mode Linux $(make -s -C "$uml" kernelversion 2>/dev/null ||
+		echo 6.12); Debian's arm64 $KVER kernel on"
+	echo "qemu-system-aarch64 $(qemu-system-aarch64 --version | head -n 1 |
+		awk '{print $4}') -M virt,iommu=smmuv3 (TCG)," \
+	     "$rounds alternating boots of each kind, $reps unmaps per policy and size in each."
+	echo
+	if [ -s "$out/failed-suites" ]; then
+		echo "**Measured on a tree whose KUnit suites failed:**" \
+		     "$(sort -u "$out/failed-suites" | tr '\n' ' ')(FP_BENCH_ALLOW_FAILING=1)."
+		echo
+	fi
+	python3 "$top/scripts/bench-table.py" "$out"
+} >"$md"
+gnuplot -e "png='$png'" "$out/latency.gp"
+cat "$md"
+log "wrote $md and $png"
+fp_readme_splice bench "$md"
