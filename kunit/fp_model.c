@@ -45,16 +45,26 @@ static unsigned int fpm_index(const struct fpm_ctx *mc, unsigned int lvl,
 	return (iova >> fpm_shift(mc, lvl)) & GENMASK(bits - 1, 0);
 }
 
+/*
+ * The first table's address.  It is aligned to its own size, which is
+ * smaller than a granule when the first level resolves few bits (64K
+ * granule, 48-bit IAS: 64 entries), so the TTBR holds address bits below
+ * the granule's.
+ */
 static u64 fpm_ttbr(const struct fpm_ctx *mc)
 {
-	return mc->cfg->arm_lpae_s1_cfg.ttbr;
+	unsigned int lvl = mc->start_level;
+	u64 ttbr = mc->stage2 ? mc->cfg->arm_lpae_s2_cfg.vttbr :
+				mc->cfg->arm_lpae_s1_cfg.ttbr;
+
+	return ttbr & GENMASK_ULL(47, mc->cfg->ias - fpm_shift(mc, lvl) + 3);
 }
 
 /* The translation io-pgtable holds right now for @iova. */
 static void fpm_walk_live(const struct fpm_ctx *mc, u64 iova,
 			  struct fpm_walk *w)
 {
-	u64 table = fpm_ttbr(mc) & FPM_DESC_ADDR(mc->pg_shift);
+	u64 table = fpm_ttbr(mc);
 	unsigned int lvl;
 
 	memset(w, 0, sizeof(*w));
@@ -129,6 +139,15 @@ void fpm_ctx_init(struct fpm_ctx *mc, struct fpm_smmu *smmu, u16 asid)
 	spin_unlock(&smmu->lock);
 }
 
+/* Tag @mc with a VMID; a stage-2 context has no ASID.  Before attach. */
+void fpm_ctx_set_vmid(struct fpm_ctx *mc, u16 vmid, bool stage2)
+{
+	spin_lock(&mc->smmu->lock);
+	mc->vmid = vmid;
+	mc->stage2 = stage2;
+	spin_unlock(&mc->smmu->lock);
+}
+
 /* Start translating through @cfg, once io-pgtable has filled it in. */
 int fpm_ctx_attach(struct fpm_ctx *mc, const struct io_pgtable_cfg *cfg)
 {
@@ -141,6 +160,14 @@ int fpm_ctx_attach(struct fpm_ctx *mc, const struct io_pgtable_cfg *cfg)
 	mc->bits = granule - 3;
 	mc->start_level = FPM_LEVELS -
 		DIV_ROUND_UP(cfg->ias - mc->pg_shift, mc->bits);
+	/*
+	 * Stage 2 may start a level lower with up to 16 concatenated tables
+	 * (VTCR.SL0), as io-pgtable-arm does when a level-0 table would have
+	 * 16 entries or fewer; fpm_index() then takes the extra index bits.
+	 */
+	if (mc->stage2 && mc->start_level == 0 &&
+	    cfg->ias - fpm_shift(mc, 0) <= 4)
+		mc->start_level = 1;
 	return 0;
 }
 
@@ -196,15 +223,32 @@ static void fpm_drop_all(struct fpm_ctx *mc)
 	fpm_drop_range(mc, 0, 1ULL << mc->cfg->ias, false);
 }
 
+/* Which contexts a command reaches: see enum fpm_cmd_kind. */
+static bool fpm_cmd_hits(const struct fpm_ctx *mc, const struct fpm_cmd *cmd)
+{
+	switch (cmd->kind) {
+	case FPM_CMD_ALL:
+		return true;
+	case FPM_CMD_VMID:
+		return mc->vmid == cmd->vmid;
+	case FPM_CMD_IPA:
+		return mc->stage2 && mc->vmid == cmd->vmid;
+	default:
+		return !mc->stage2 && mc->vmid == cmd->vmid &&
+		       mc->asid == cmd->asid;
+	}
+}
+
 static void fpm_apply(struct fpm_smmu *smmu, const struct fpm_cmd *cmd)
 {
 	struct fpm_ctx *mc;
 
 	list_for_each_entry(mc, &smmu->ctxs, node) {
-		if (!mc->cfg || (cmd->kind != FPM_CMD_ALL && mc->asid != cmd->asid))
+		if (!mc->cfg || !fpm_cmd_hits(mc, cmd))
 			continue;
 		switch (cmd->kind) {
 		case FPM_CMD_VA:
+		case FPM_CMD_IPA:
 			fpm_drop_range(mc, cmd->addr, cmd->addr + 1, cmd->leaf);
 			break;
 		case FPM_CMD_RANGE:
@@ -212,6 +256,7 @@ static void fpm_apply(struct fpm_smmu *smmu, const struct fpm_cmd *cmd)
 				       cmd->leaf);
 			break;
 		case FPM_CMD_ASID:
+		case FPM_CMD_VMID:
 		case FPM_CMD_ALL:
 			fpm_drop_all(mc);
 			break;
@@ -254,6 +299,31 @@ int fpm_sync(struct fpm_smmu *smmu)
 	for (i = 0; i < smmu->nr_pending; i++)
 		fpm_apply(smmu, &smmu->pending[i]);
 	smmu->nr_pending = 0;
+	smmu->syncs++;
+	spin_unlock(&smmu->lock);
+	return 0;
+}
+
+/*
+ * Complete the queued commands of @queue only; the others stay queued, in
+ * order.  A wedged SMMU completes none.
+ */
+int fpm_sync_queue(struct fpm_smmu *smmu, u16 queue)
+{
+	unsigned int i, kept = 0;
+
+	spin_lock(&smmu->lock);
+	if (smmu->sync_stuck) {
+		spin_unlock(&smmu->lock);
+		return -ETIMEDOUT;
+	}
+	for (i = 0; i < smmu->nr_pending; i++) {
+		if (smmu->pending[i].queue == queue)
+			fpm_apply(smmu, &smmu->pending[i]);
+		else
+			smmu->pending[kept++] = smmu->pending[i];
+	}
+	smmu->nr_pending = kept;
 	smmu->syncs++;
 	spin_unlock(&smmu->lock);
 	return 0;

@@ -21,17 +21,31 @@
 
 #define FPM_LEVELS	4
 
+/*
+ * Stage-1 commands (VA, RANGE, ASID) hit stage-1 contexts of their ASID
+ * within their VMID; IPA hits the stage-2 context of its VMID; VMID hits
+ * every context tagged with it, either stage; ALL hits everything.
+ */
 enum fpm_cmd_kind {
 	FPM_CMD_VA,		/* one VA, all levels it is cached at */
 	FPM_CMD_RANGE,		/* [addr, addr + size) */
 	FPM_CMD_ASID,
 	FPM_CMD_ALL,
+	FPM_CMD_IPA,		/* one IPA of a stage-2 context */
+	FPM_CMD_VMID,
 };
 
 struct fpm_cmd {
 	enum fpm_cmd_kind kind;
 	bool leaf;		/* last-level entries only, walk cache kept */
 	u16 asid;
+	u16 vmid;
+	/*
+	 * Which sync completes it: fpm_sync() completes every queue,
+	 * fpm_sync_queue() only its own, as an SMMUv2 context bank's TLBSYNC
+	 * completes only what was issued to that bank.
+	 */
+	u16 queue;
 	u64 addr;
 	u64 size;
 };
@@ -61,6 +75,8 @@ struct fpm_ctx {
 	struct fpm_smmu *smmu;
 	struct list_head node;
 	u16 asid;
+	u16 vmid;		/* 0 unless fpm_ctx_set_vmid() */
+	bool stage2;		/* walks the VTTBR, tagged by VMID only */
 	const struct io_pgtable_cfg *cfg;
 	unsigned int pg_shift, bits, start_level;
 	/* Indexed by iova >> level shift; value: output PA >> pg_shift. */
@@ -73,11 +89,13 @@ struct fpm_ctx {
 int fpm_smmu_init(struct fpm_smmu *smmu);
 void fpm_smmu_destroy(struct fpm_smmu *smmu);
 void fpm_ctx_init(struct fpm_ctx *mc, struct fpm_smmu *smmu, u16 asid);
+void fpm_ctx_set_vmid(struct fpm_ctx *mc, u16 vmid, bool stage2);
 int fpm_ctx_attach(struct fpm_ctx *mc, const struct io_pgtable_cfg *cfg);
 void fpm_ctx_destroy(struct fpm_ctx *mc);
 
 void fpm_issue(struct fpm_smmu *smmu, const struct fpm_cmd *cmd);
 int fpm_sync(struct fpm_smmu *smmu);
+int fpm_sync_queue(struct fpm_smmu *smmu, u16 queue);
 
 bool fpm_access(struct fpm_ctx *mc, unsigned long iova);
 void fpm_access_range(struct fpm_ctx *mc, unsigned long iova, size_t size);
