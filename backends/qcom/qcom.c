@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flushpol_qcom: Qualcomm SMMUv2 (SMMU-500 and friends) defaults.
+ *
+ * Upstream arm-smmu-qcom sets flush_walk_prefer_tlbiasid on every domain:
+ * a freed table costs one TLBIASID instead of 512 TLBIVAs.  Here that is
+ * the threshold policy at 128 entries, the number Qualcomm's hardware team
+ * gives: a walk (512 entries) becomes one context invalidation as upstream,
+ * a gather of up to 128 leaves stays precise, and sysfs can change either.
+ * Contexts are otherwise the SMMUv2 backend's.
+ */
+#define pr_fmt(fmt) "flushpol_qcom: " fmt
+
+#include <linux/module.h>
+
+#include "qcom.h"
+
+static const struct smmuv2_impl qcom_smmuv2_impl = {
+	.backend		= "qcom",
+	.default_policy		= "threshold",
+	.default_threshold	= 128,
+	.sync_timeout		= qcom_smmuv2_sync_timeout,
+};
+
+/**
+ * qcom_smmuv2_device_init() - smmuv2_device_init() with Qualcomm's defaults
+ * @smmu: as for smmuv2_device_init(); its @impl is set here
+ *
+ * Contexts then created on @smmu with smmuv2_init_context() use the
+ * threshold policy at 128 TLB entries, and a TLB sync that times out dumps
+ * the registers that say why.
+ *
+ * Context: process context.
+ * Return: as smmuv2_device_init().
+ */
+int qcom_smmuv2_device_init(struct smmuv2_device *smmu)
+{
+	smmu->impl = &qcom_smmuv2_impl;
+	return smmuv2_device_init(smmu);
+}
+EXPORT_SYMBOL_GPL(qcom_smmuv2_device_init);
+
+/* The threshold policy is a module of its own: have it there first. */
+MODULE_SOFTDEP("pre: flushpol_threshold");
+MODULE_DESCRIPTION("flushpol backend: Qualcomm SMMUv2 defaults (threshold 128, sync timeout dump)");
+MODULE_AUTHOR("flushpol developers");
+MODULE_VERSION(FP_VERSION);
+MODULE_LICENSE("GPL");
