@@ -206,7 +206,7 @@ int fpt_rig_init(struct kunit *test, struct fpt_rig *rig,
 		rig->smmu = &rig->own_smmu;
 	}
 	fpm_ctx_init(&rig->mc, rig->smmu, asid);
-	if (be)
+	if (be && be->setup)
 		be->setup(rig);
 
 	rig->cfg = (struct io_pgtable_cfg) {
@@ -221,7 +221,10 @@ int fpt_rig_init(struct kunit *test, struct fpt_rig *rig,
 		.free		= fpt_table_free,
 	};
 
-	rig->ctx = fp_context_create(&fc, &rig->cfg);
+	if (be && be->create)
+		rig->ctx = be->create(rig, rc, asid);
+	else
+		rig->ctx = fp_context_create(&fc, &rig->cfg);
 	if (IS_ERR(rig->ctx)) {
 		ret = PTR_ERR(rig->ctx);
 		rig->ctx = NULL;

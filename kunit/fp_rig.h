@@ -11,11 +11,13 @@
 #include <linux/device.h>
 #include <linux/io-pgtable.h>
 
+#include "../backends/smmuv2/smmuv2.h"
 #include "../backends/smmuv3/smmuv3.h"
 #include "../include/flushpol.h"
 #include "fp_model.h"
 
 struct fpt_rig;
+struct fpt_rig_cfg;
 
 /* Called by the rig's flush ops around the core's, to act mid-unmap. */
 struct fpt_hooks {
@@ -29,12 +31,19 @@ struct fpt_hooks {
  * @ops: its primitives; their fp_context_priv() is &fpt_rig.backend
  * @setup: fills &fpt_rig.backend so that the primitives drive the model
  * @default_policy: what its init_context would choose
+ * @create: optional; creates the context through the backend's own
+ *	init_context function instead (@name, @ops and @default_policy are
+ *	then its business), with its fp_context_priv() at &fpt_rig.backend.
+ *	May adjust &fpt_rig.cfg before the page table is allocated, and sets
+ *	&fpt_rig.name.
  */
 struct fpt_backend {
 	const char *name;
 	const struct fp_hw_ops *ops;
 	void (*setup)(struct fpt_rig *rig);
 	const char *default_policy;
+	struct fp_context *(*create)(struct fpt_rig *rig,
+				     const struct fpt_rig_cfg *rc, u16 id);
 };
 
 struct fpt_rig_cfg {
@@ -54,6 +63,7 @@ struct fpt_rig {
 	 */
 	union {
 		struct smmuv3_flush v3;
+		struct smmuv2_context v2;
 	} backend;
 	struct kunit *test;
 	struct fpm_smmu *smmu;		/* shared when several rigs run */

@@ -18,7 +18,8 @@ cache=${FLUSHPOL_CACHE:-/var/cache/flushpol}
 src=$cache/linux-source-6.12
 out=${FLUSHPOL_OUT:-$top/build/kunit}
 suites=(flushpol_counts flushpol_model flushpol_oracle flushpol_switch
-	flushpol_registry flushpol_sysfs flushpol_lazy flushpol_smmuv3)
+	flushpol_registry flushpol_sysfs flushpol_lazy flushpol_smmuv3
+	flushpol_smmuv2 flushpol_smmuv2_oracle flushpol_qcom)
 
 log() { echo "kunit: $*" >&2; }
 
@@ -32,7 +33,8 @@ mkdir -p "$out/root"
 fp_export_tree "$out/src"
 make -s -C "$src" O="$uml" ARCH=um M="$out/src" W=1 KCFLAGS=-Werror modules
 
-modules=(flushpol flushpol_threshold flushpol_smmuv3 flushpol_kunit)
+modules=(flushpol flushpol_threshold flushpol_smmuv3 flushpol_smmuv2
+	 flushpol_qcom flushpol_kunit)
 root=$out/root
 mkdir -p "$root"/{lib,proc,sys,dev}
 for m in "${modules[@]}"; do
