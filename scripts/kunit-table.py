@@ -1,13 +1,30 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Turn the "fp-count:" lines the flushpol_counts suite prints into the
-README's markdown table: per size and policy, the invalidation commands and
-syncs one unmap cost, and the leaf entries of a second live buffer it threw
-away.
+"""Turn the "fp-count:" lines the KUnit suites print into the README's
+markdown tables.
 
-    scripts/kunit-table.py build/kunit/counts.txt
+    scripts/kunit-table.py build/kunit/counts.txt [commands|mmio]
+
+commands (the default): flushpol_counts, on the TLB model's own backend.
+Per size and policy, the invalidation commands and syncs one unmap cost,
+and the leaf entries of a second live buffer it threw away.
+
+mmio: flushpol_smmuv2 and flushpol_qcom, the SMMUv2 backends against the
+fake register window.  Per size and policy, the MMIO writes one unmap cost,
+by register.
 """
 import sys
+
+# Which backends each table shows, in column order ("-ril": the same
+# backend with range invalidation).
+BACKENDS = {
+    "commands": ("model",),
+    "mmio": ("smmuv2", "qcom"),
+}
+LABEL = {"smmuv2": "SMMUv2", "qcom": "QCOM"}
+# Register counts as they appear in a cell, in order.
+REGISTERS = (("tlbiva", "TLBIVA"), ("tlbival", "TLBIVAL"),
+             ("tlbiasid", "TLBIASID"))
 
 
 def human(n):
@@ -18,25 +35,42 @@ def human(n):
     return str(n)
 
 
-def main(path):
+def commands_cell(kv):
+    col = kv["policy"] + (" (RIL)" if kv["backend"].endswith("-ril") else "")
+    cmds = sum(int(kv[k]) for k in ("va", "range", "asid"))
+    return col, f"{cmds} / {kv['syncs']} / {kv['b_lost']}"
+
+
+def mmio_cell(kv):
+    col = f"{LABEL[kv['backend']]} `{kv['policy']}`"
+    if kv["chosen"] == "default":
+        col += f" {kv['threshold']} (its default)" \
+            if kv["policy"] == "threshold" else " (its default)"
+    writes = [f"{kv[k]} {name}" for k, name in REGISTERS if int(kv[k])]
+    return col, " + ".join(writes) + f", {kv['tlbsync']} TLBSYNC"
+
+
+def main(path, kind):
+    cell = {"commands": commands_cell, "mmio": mmio_cell}[kind]
     rows = {}
     cols = []
+    order = {}
     for line in open(path):
         if "fp-count:" not in line:
             continue
         kv = dict(f.split("=", 1) for f in line.split("fp-count:")[1].split())
-        # The model's own lines only: the shipped backends print theirs
-        # too, for make bench.
-        if kv["backend"] not in ("model", "model-ril"):
+        backend = kv["backend"].removesuffix("-ril")
+        if backend not in BACKENDS[kind]:
             continue
-        col = kv["policy"] + (" (RIL)" if kv["backend"].endswith("-ril") else "")
+        col, text = cell(kv)
         if col not in cols:
             cols.append(col)
-        row = (int(kv["pgsize"]), int(kv["size"]))
-        cmds = sum(int(kv[k]) for k in ("va", "range", "asid"))
-        rows.setdefault(row, {})[col] = f"{cmds} / {kv['syncs']} / {kv['b_lost']}"
+            order[col] = BACKENDS[kind].index(backend)
+        rows.setdefault((int(kv["pgsize"]), int(kv["size"])), {})[col] = text
     if not rows:
-        sys.exit(f"{path}: no fp-count lines")
+        sys.exit(f"{path}: no fp-count lines for the {kind} table")
+    # Backends in BACKENDS order, whichever suite ran first.
+    cols.sort(key=lambda c: order[c])
     print("| unmap | " + " | ".join(cols) + " |")
     print("|---|" + "---|" * len(cols))
     for (pgsize, size) in sorted(rows):
@@ -46,4 +80,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "commands")
