@@ -16,6 +16,7 @@
  *   bench SIZE REPS   time REPS unmaps of SIZE of 4K pages, print
  *                     "fp-bench:" as flushpol_edu does (cmds and syncs
  *                     unknown here: 0)
+ *   once SIZE         one untimed map and unmap of SIZE, for counting
  *   mark              iommu_flush_iotlb_all() twice: CMD_TLBI_NH_ASID,
  *                     CMD_SYNC, CMD_TLBI_NH_ASID, CMD_SYNC, which no unmap
  *                     or teardown sends, to split QEMU's command trace at
@@ -90,10 +91,26 @@ static int edu_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Map @size of 4K pages, unmap it, and say how long the unmap took. */
+static int edu_map_unmap(struct edu_up *edu, size_t size, u64 *ns)
+{
+	u64 t0;
+	int ret;
+
+	ret = edu_map_pages(edu, size);
+	if (ret)
+		return ret;
+	t0 = ktime_get_ns();
+	if (iommu_unmap(edu->dom, IOVA_TEST, size) != size)
+		return -EIO;
+	*ns = ktime_get_ns() - t0;
+	return 0;
+}
+
 static int edu_bench(struct edu_up *edu, size_t size, unsigned int reps)
 {
 	unsigned int i;
-	int ret = 0;
+	int ret;
 	u64 *ns;
 
 	if (!reps || reps > BENCH_MAX_REPS)
@@ -102,18 +119,10 @@ static int edu_bench(struct edu_up *edu, size_t size, unsigned int reps)
 	if (!ns)
 		return -ENOMEM;
 
-	for (i = 0; i < reps; i++) {
-		u64 t0;
-
-		ret = edu_map_pages(edu, size);
-		if (ret)
-			break;
-		t0 = ktime_get_ns();
-		if (iommu_unmap(edu->dom, IOVA_TEST, size) != size) {
-			ret = -EIO;
-			break;
-		}
-		ns[i] = ktime_get_ns() - t0;
+	/* As flushpol_edu: one unmap first, untimed, for QEMU's translation. */
+	ret = edu_map_unmap(edu, size, &ns[0]);
+	for (i = 0; i < reps && !ret; i++) {
+		ret = edu_map_unmap(edu, size, &ns[i]);
 		cond_resched();
 	}
 	if (!ret) {
@@ -145,6 +154,11 @@ static ssize_t run_store(struct device_driver *drv, const char *buf,
 	if (!strcmp(cmd, "bench") && n == 3 && a && a <= SZ_32M &&
 	    IS_ALIGNED(a, SZ_4K)) {
 		ret = edu_bench(edu, a, b);
+	} else if (!strcmp(cmd, "once") && n >= 2 && a && a <= SZ_32M &&
+		   IS_ALIGNED(a, SZ_4K)) {
+		u64 ns;
+
+		ret = edu_map_unmap(edu, a, &ns);
 	} else if (!strcmp(cmd, "mark")) {
 		iommu_flush_iotlb_all(edu->dom);
 		iommu_flush_iotlb_all(edu->dom);

@@ -20,6 +20,10 @@ sizes="4096 65536 1048576 2097152 12582912 16777216 25165824 33554432"
 mkdir -p /sbin
 ln -sf /bin/busybox /sbin/modprobe
 
+# Through the kernel log, as the module's results are: on the console our
+# own stdout and printk may come out in either order.
+label() { echo "$*" > /dev/kmsg; }
+
 modprobe flushpol_edu_upstream
 i=0
 while ! ls -d "$drv"/0000:* >/dev/null 2>&1; do
@@ -33,16 +37,16 @@ echo "bench: $(basename "$dev") in iommu group" \
 
 if [ "${FP_BENCH_COUNT:-0}" = 1 ]; then
 	for size in $sizes; do
-		echo "bench: count size=$size"
+		label "bench: count size=$size"
 		echo mark > "$drv/run"
-		echo "bench $size 1" > "$drv/run"
+		echo "once $size" > "$drv/run"
 	done
 	echo mark > "$drv/run"
 else
 	round=1
 	while [ $round -le "$rounds" ]; do
 		for size in $sizes; do
-			echo "bench: upstream round=$round"
+			label "bench: upstream round=$round"
 			echo "bench $size $reps" > "$drv/run"
 		done
 		round=$((round + 1))

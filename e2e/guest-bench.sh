@@ -18,6 +18,10 @@ rounds=${FP_BENCH_ROUNDS:-1}
 mkdir -p /sbin
 ln -sf /bin/busybox /sbin/modprobe
 
+# Through the kernel log, as the module's results are: on the console our
+# own stdout and printk may come out in either order.
+label() { echo "$*" > /dev/kmsg; }
+
 for ril in 1 0; do
 	if [ $ril = 1 ]; then
 		modprobe flushpol_smmuv3
@@ -42,7 +46,7 @@ for ril in 1 0; do
 				echo "$p" > "$ctx/policy"
 				grep -q "\[$p\]" "$ctx/policy" ||
 					{ echo "bench: $p not active"; exit 1; }
-				echo "bench: ril=$ril policy=$p round=$round"
+				label "bench: ril=$ril policy=$p round=$round"
 				echo "bench $size $reps" > $run
 			done
 		done

@@ -56,10 +56,11 @@ def read(path):
 
 
 def read_boots(d, name):
-    """The lines of d/name-1.log, d/name-2.log... in boot order."""
+    """The consoles d/name-1.log, d/name-2.log..., in boot order, as lists
+    of lines."""
     paths = glob.glob(os.path.join(d, f"{name}-[0-9]*.log"))
     paths.sort(key=lambda p: int(re.search(r"-(\d+)\.log$", p).group(1)))
-    return [line for p in paths for line in read(p)]
+    return [read(p) for p in paths]
 
 
 # 1. Command counts ---------------------------------------------------------
@@ -260,11 +261,19 @@ def dispatch_section(debug, nodebug):
 
 # 3. QEMU -------------------------------------------------------------------
 
-def parse_bench(lines, label_re):
+def parse_bench(boots, label_re):
     """(label, size) -> {"rounds": [median per round], "all": [ns...],
-    "cmds", "syncs"}"""
-    out, label, samples = {}, None, None
-    for line in lines or ():
+    "cmds", "syncs"}, from each boot's console lines"""
+    out = {}
+    for lines in boots:
+        parse_boot(lines, label_re, out)
+    return out
+
+
+def parse_boot(lines, label_re, out):
+    """Each label names the one result that follows it."""
+    label, samples = None, None
+    for line in lines:
         m = re.search(label_re, line)
         if m:
             label = m.groups()
@@ -276,14 +285,15 @@ def parse_bench(lines, label_re):
         m = re.search(r"fp-bench: size=(\d+) reps=(\d+) median_ns=(\d+) "
                       r"p99_ns=(\d+) min_ns=(\d+) max_ns=(\d+) cmds=(\d+) "
                       r"syncs=(\d+)", line)
-        if m and label:
+        if not m:
+            continue
+        if label:
             size = int(m.group(1))
             cell = out.setdefault(label + (size,), {"rounds": [], "all": []})
             cell["rounds"].append(int(m.group(3)))
             cell["all"] += samples or [int(m.group(3))]
             cell["cmds"], cell["syncs"] = int(m.group(7)), int(m.group(8))
-            samples = None
-    return out
+        label, samples = None, None
 
 
 def upstream_counts(trace):
