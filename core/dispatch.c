@@ -102,7 +102,6 @@ void fp_iotlb_sync(struct fp_context *ctx, struct iommu_iotlb_gather *gather)
 		return;
 	fp_stat_add(ctx, FP_STAT_UNMAPS, 1);
 	fp_dispatch_gather(ctx, gather);
-	fp_cov_unmap_done(ctx);
 }
 EXPORT_SYMBOL_GPL(fp_iotlb_sync);
 
@@ -125,7 +124,6 @@ void fp_flush_iotlb_all(struct fp_context *ctx)
 	else
 		fp_flush_context(ctx);
 	rcu_read_unlock();
-	fp_cov_unmap_done(ctx);
 }
 EXPORT_SYMBOL_GPL(fp_flush_iotlb_all);
 

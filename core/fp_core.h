@@ -33,8 +33,9 @@ struct fp_context {
 	atomic64_t ctx_flush_done;
 	atomic64_t leaf_mark;
 	atomic_t sync_errors;
-	spinlock_t span_lock;		/* span_start, span_end */
-	unsigned long span_start, span_end;
+	spinlock_t span_lock;		/* unmaps, and their spans */
+	struct list_head unmaps;	/* fp_unmap() calls running */
+	atomic_t nr_spans;		/* of those, with a span */
 	struct list_head node;
 };
 
@@ -58,12 +59,20 @@ extern struct list_head fp_contexts;
 void fp_default_policy(char name[FP_NAME_MAX]);
 
 /* coverage.c */
+/* One fp_unmap() call: the walks it flushed, as one span. */
+struct fp_cov_unmap {
+	struct list_head node;
+	struct task_struct *task;
+	unsigned long start, end;
+};
+
 void fp_cov_init(struct fp_context *ctx);
 int fp_cov_walk_begin(struct fp_context *ctx);
 void fp_cov_walk_done(struct fp_context *ctx, int token, unsigned long iova,
 		      size_t size);
 bool fp_cov_leaf(struct fp_context *ctx, unsigned long iova, size_t size);
-void fp_cov_unmap_done(struct fp_context *ctx);
+void fp_cov_unmap_begin(struct fp_context *ctx, struct fp_cov_unmap *u);
+void fp_cov_unmap_end(struct fp_context *ctx, struct fp_cov_unmap *u);
 void fp_cov_sync_failed(struct fp_context *ctx);
 
 /* dispatch.c */

@@ -43,6 +43,10 @@ static size_t fp_unmap_pgsize(unsigned long bitmap, unsigned long iova,
  *	iommu_unmap_fast() leaves it); or NULL to unmap and sync here, as
  *	iommu_unmap() does
  *
+ * Unmapping through here rather than through @ops directly also lets the
+ * walk flushes of this call cover the table entries it gathers, which
+ * saves the policies a command for them (see coverage.c).
+ *
  * Return: bytes unmapped; less than @size if a page was not mapped.
  */
 size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
@@ -51,12 +55,15 @@ size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
 {
 	unsigned long bitmap = io_pgtable_ops_to_pgtable(ops)->cfg.pgsize_bitmap;
 	struct iommu_iotlb_gather local;
+	struct fp_cov_unmap cov;
 	size_t unmapped = 0;
 
 	if (!gather) {
 		iommu_iotlb_gather_init(&local);
 		gather = &local;
 	}
+	/* Walks flushed from here to the end may cover what is gathered. */
+	fp_cov_unmap_begin(ctx, &cov);
 	while (unmapped < size) {
 		size_t count, pgsize, n;
 
@@ -68,6 +75,7 @@ size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
 			break;
 		unmapped += n;
 	}
+	fp_cov_unmap_end(ctx, &cov);
 	if (gather == &local)
 		fp_iotlb_sync(ctx, gather);
 	return unmapped;

@@ -19,7 +19,7 @@ src=$cache/linux-source-6.12
 out=${FLUSHPOL_OUT:-$top/build/kunit}
 suites=(flushpol_counts flushpol_model flushpol_oracle flushpol_switch
 	flushpol_registry flushpol_sysfs flushpol_lazy flushpol_smmuv3
-	flushpol_smmuv2 flushpol_smmuv2_oracle flushpol_qcom)
+	flushpol_smmuv2 flushpol_smmuv2_oracle flushpol_qcom flushpol_coverage)
 
 log() { echo "kunit: $*" >&2; }
 
