@@ -114,8 +114,10 @@ cp "$out/qemu/run/guest-bench-upstream/console.log" \
 
 md=$res/bench.md
 png=$res/unmap-latency.png
+# Which tree: the commit, and "-dirty" for uncommitted changes.
+rev=$(git -C "$top" describe --always --dirty 2>/dev/null) || rev="a tree"
 {
-	echo "Measured $(date -u +%F) by \`make bench\` on $(nproc) host cores" \
+	echo "Measured $(date -u +%F) by \`make bench\` at $rev on $(nproc) host cores" \
 	     "($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)):"
 	echo "KUnit in User-Mode Linux $(make -s -C "$uml" kernelversion 2>/dev/null ||
 		echo 6.12); Debian's arm64 $KVER kernel on"
