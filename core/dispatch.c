@@ -62,15 +62,15 @@ static void fp_tlb_add_page(struct iommu_iotlb_gather *gather,
 {
 	struct fp_context *ctx = cookie;
 
-	if (fp_cov_leaf(ctx, iova, granule))
-		fp_stat_add(ctx, FP_STAT_PAGES, 1);
-
+	/* The gather so far first, before this leaf can count against it. */
 	if ((gather->pgsize && gather->pgsize != granule) ||
 	    iommu_iotlb_gather_is_disjoint(gather, iova, granule)) {
 		fp_dispatch_gather(ctx, gather);
 		gather->start = ULONG_MAX;
 		gather->end = 0;
 	}
+	if (fp_cov_leaf(ctx, iova, granule))
+		fp_stat_add(ctx, FP_STAT_PAGES, 1);
 	gather->pgsize = granule;
 	iommu_iotlb_gather_add_range(gather, iova, granule);
 }
