@@ -16,7 +16,9 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${FLUSHPOL_CACHE:-/var/cache/flushpol}
 src=$cache/linux-source-6.12
-debug='PROVE_LOCKING|DEBUG_ATOMIC_SLEEP|DEBUG_LIST|PROVE_RCU'
+# Preemption too: the figures were first taken without it.
+debug='PROVE_LOCKING|DEBUG_ATOMIC_SLEEP|DEBUG_LIST|PROVE_RCU|KASAN|KASAN_VMALLOC'
+debug+='|DEBUG_KMEMLEAK|PREEMPT'
 
 log() { echo "bench-uml: $*" >&2; }
 

@@ -47,15 +47,17 @@ gcc -static -nostdlib -fno-stack-protector -Os -Wall \
 
 log "booting UML"
 umldir=$(mktemp -d)
-timeout 600 "$uml/linux" mem=512M initrd="$out/initrd.cpio" \
+timeout 600 "$uml/linux" mem=1G initrd="$out/initrd.cpio" \
 	uml_dir="$umldir" \
 	rdinit=/init -- "${modules[@]}" </dev/null > "$out/console.log" 2>&1 || true
 rm -rf "$umldir"
 
 sed -n '/FLUSHPOL-BEGIN/,$p' "$out/console.log" > "$out/ktap.log"
-if grep -qE "WARNING:|BUG:|Oops|INFO: (possible|suspicious)|lockdep|UBSAN" \
-	"$out/ktap.log"; then
-	grep -nE -A20 "WARNING:|BUG:|Oops|INFO: |lockdep|UBSAN" "$out/ktap.log" >&2
+# KASAN reports start "BUG: KASAN:"; kmemleak's are read by /init.
+splat="WARNING:|BUG:|Oops|INFO: (possible|suspicious)|lockdep|UBSAN|KASAN"
+splat+="|detected stalls?|soft lockup|blocked for more than|general protection"
+if grep -qE "$splat" "$out/ktap.log"; then
+	grep -nE -A20 "$splat|INFO: " "$out/ktap.log" >&2
 	log "FAIL: kernel splat (full log: $out/console.log)"
 	exit 1
 fi

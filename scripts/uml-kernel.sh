@@ -51,7 +51,7 @@ make -s -C "$src" O="$out" ARCH=um allnoconfig KCONFIG_ALLCONFIG="$frag" >&2
 
 # allnoconfig silently drops what it cannot satisfy: insist on what we need.
 for opt in 64BIT MODULES KUNIT IOMMU_API IOMMU_IO_PGTABLE_LPAE BLK_DEV_INITRD \
-	   BINFMT_SCRIPT PROVE_LOCKING; do
+	   BINFMT_SCRIPT PROVE_LOCKING PREEMPT KASAN DEBUG_KMEMLEAK; do
 	grep -q "^CONFIG_$opt=y" "$out/.config" ||
 		{ log "CONFIG_$opt did not stick"; exit 1; }
 done
