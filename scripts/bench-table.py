@@ -237,11 +237,12 @@ def dispatch_section(debug, nodebug):
           "the reference costs under each table say what the building "
           "blocks cost there.\n")
     if debug[0]:
-        dispatch_table("In the test kernel (lock proving, RCU checking, "
-                       "atomic-sleep and list debugging on)", *debug)
+        dispatch_table("In the test kernel, with the debug options of "
+                       "`kunit/uml.config` (lock proving, RCU checking and "
+                       "the rest)", *debug)
     if nodebug[0]:
-        dispatch_table("In the same UML kernel without those debug options",
-                       *nodebug)
+        dispatch_table("In the same UML kernel without those debug options "
+                       "(`scripts/bench-uml.sh`)", *nodebug)
     notes = []
     for name, (ops, _) in (("in UML without debug options", nodebug),
                            ("in the test kernel", debug)):
