@@ -5,7 +5,7 @@
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-.PHONY: all modules clean check demo bench
+.PHONY: all modules clean check demo bench stress
 
 all: modules
 
@@ -29,3 +29,9 @@ demo:
 # and plot go to bench/results/ and README.md.
 bench:
 	scripts/bench.sh
+
+# The long reliability run (README, Reliability): 10^6 map/unmap cycles of
+# flushpol_stress and 100 module load/unload rounds, in the UML test kernel;
+# make check runs 10^4 and 36.  About an hour on two cores.
+stress:
+	scripts/kunit.sh --stress

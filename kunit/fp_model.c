@@ -480,3 +480,37 @@ void fpm_table_freed(struct fpm_ctx *mc, void *table, size_t size)
 				mc->n.freed_refs++;
 	spin_unlock(&mc->smmu->lock);
 }
+
+/**
+ * fpm_stale_in() - stale entries for addresses in [@iova, @iova + @size)
+ * @mc: the context
+ * @iova: start
+ * @size: length
+ *
+ * For threads that unmap concurrently in one context, each in an IOVA
+ * region of its own: another thread's range may legitimately hold stale
+ * entries until that thread's sync, so each checks only its own.  Entries
+ * at levels whose span reaches past the range are counted too: align the
+ * regions so that those spans are the caller's as well.
+ *
+ * Return: as fpm_stale_entries(), for the entries indexed in the range.
+ */
+unsigned long fpm_stale_in(struct fpm_ctx *mc, unsigned long iova, size_t size)
+{
+	unsigned long key, n = 0;
+	unsigned int lvl;
+	void *e;
+
+	spin_lock(&mc->smmu->lock);
+	for (lvl = mc->start_level; lvl < FPM_LEVELS; lvl++) {
+		unsigned long first = fpm_key(mc, lvl, iova);
+		unsigned long last = fpm_key(mc, lvl, iova + size - 1);
+
+		xa_for_each_range(&mc->leaf[lvl], key, e, first, last)
+			n += !fpm_leaf_live(mc, lvl, key, xa_to_value(e));
+		xa_for_each_range(&mc->walk[lvl], key, e, first, last)
+			n += !fpm_walk_entry_live(mc, lvl, key, xa_to_value(e));
+	}
+	spin_unlock(&mc->smmu->lock);
+	return n;
+}

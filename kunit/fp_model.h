@@ -104,5 +104,7 @@ unsigned long fpm_cached_entries(struct fpm_ctx *mc);
 unsigned long fpm_cached_leaves(struct fpm_ctx *mc, unsigned long iova,
 				size_t size);
 void fpm_table_freed(struct fpm_ctx *mc, void *table, size_t size);
+unsigned long fpm_stale_in(struct fpm_ctx *mc, unsigned long iova,
+			   size_t size);
 
 #endif /* _FP_MODEL_H */

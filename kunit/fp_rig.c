@@ -136,7 +136,8 @@ static void *fpt_table_alloc(void *cookie, size_t size, gfp_t gfp)
 /*
  * Freed tables are held until the rig goes, like KASAN's quarantine: a new
  * table never reuses a freed one's address, so a walk entry left on a freed
- * table can never look right by accident.
+ * table can never look right by accident.  It also keeps the memory valid
+ * for the model, which may be walking a table another thread is freeing.
  */
 static void fpt_table_free(void *cookie, void *pages, size_t size)
 {
@@ -145,7 +146,9 @@ static void fpt_table_free(void *cookie, void *pages, size_t size)
 
 	fpm_table_freed(&rig->mc, pages, size);
 	set_page_private(page, get_order(size));
+	spin_lock(&rig->quarantine_lock);
 	list_add(&page->lru, &rig->quarantine);
+	spin_unlock(&rig->quarantine_lock);
 }
 
 static void fpt_quarantine_release(struct fpt_rig *rig)
@@ -196,6 +199,7 @@ int fpt_rig_init(struct kunit *test, struct fpt_rig *rig,
 	rig->test = test;
 	rig->has_range = rc->has_range;
 	INIT_LIST_HEAD(&rig->quarantine);
+	spin_lock_init(&rig->quarantine_lock);
 	snprintf(rig->name, sizeof(rig->name), "model0-asid%u", asid);
 	if (shared) {
 		rig->smmu = shared;

@@ -79,6 +79,7 @@ struct fpt_rig {
 	struct device dev;
 	char name[32];			/* the context's sysfs name */
 	struct list_head quarantine;	/* freed tables, see fpt_table_free */
+	spinlock_t quarantine_lock;	/* threads may unmap concurrently */
 	bool has_range;
 	u64 pa_offset;
 	unsigned long walks, add_pages;

@@ -9,6 +9,11 @@
 # block of its own at boot: so only what follows our marker is parsed, and
 # the run fails unless /init reports that every module loaded and the
 # parser finds every expected suite, all passing.
+#
+#   kunit.sh                 every suite, 10^4 stress cycles, and first
+#                            /init's module lifetime checks, 36 rounds
+#   kunit.sh --stress [N]    flushpol_stress alone, N cycles (10^6), and
+#                            the lifetime checks with 100 rounds
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,7 +24,21 @@ src=$cache/linux-source-6.12
 out=${FLUSHPOL_OUT:-$top/build/kunit}
 suites=(flushpol_counts flushpol_model flushpol_oracle flushpol_switch
 	flushpol_registry flushpol_sysfs flushpol_lazy flushpol_smmuv3
-	flushpol_smmuv2 flushpol_smmuv2_oracle flushpol_qcom flushpol_coverage)
+	flushpol_smmuv2 flushpol_smmuv2_oracle flushpol_qcom flushpol_coverage
+	flushpol_stress flushpol_lifetime)
+# Module parameters and KUnit's filter go on the kernel command line, where
+# /init finds them as modprobe would; @lifetime is for /init itself.
+cmdline=()
+init_args=(@lifetime:36)
+limit=900
+if [ "${1:-}" = --stress ]; then
+	out=${FLUSHPOL_OUT:-$top/build/stress}
+	suites=(flushpol_stress)
+	cmdline=("flushpol_kunit.stress_ops=${2:-1000000}"
+		 kunit.filter_glob=flushpol_stress)
+	init_args=(@lifetime:100)
+	limit=$((6 * 3600))
+fi
 
 log() { echo "kunit: $*" >&2; }
 
@@ -37,7 +56,7 @@ modules=(flushpol flushpol_threshold flushpol_smmuv3 flushpol_smmuv2
 	 flushpol_qcom flushpol_kunit)
 root=$out/root
 mkdir -p "$root"/{lib,proc,sys,dev}
-for m in "${modules[@]}"; do
+for m in "${modules[@]}" flushpol_holder; do
 	cp "$out/src/$m.ko" "$root/lib/"
 done
 gcc -static -nostdlib -fno-stack-protector -Os -Wall \
@@ -47,9 +66,10 @@ gcc -static -nostdlib -fno-stack-protector -Os -Wall \
 
 log "booting UML"
 umldir=$(mktemp -d)
-timeout 600 "$uml/linux" mem=1G initrd="$out/initrd.cpio" \
-	uml_dir="$umldir" \
-	rdinit=/init -- "${modules[@]}" </dev/null > "$out/console.log" 2>&1 || true
+timeout "$limit" "$uml/linux" mem=1G initrd="$out/initrd.cpio" \
+	uml_dir="$umldir" ${cmdline[@]+"${cmdline[@]}"} \
+	rdinit=/init -- "${init_args[@]}" "${modules[@]}" \
+	</dev/null > "$out/console.log" 2>&1 || true
 rm -rf "$umldir"
 
 sed -n '/FLUSHPOL-BEGIN/,$p' "$out/console.log" > "$out/ktap.log"
@@ -59,6 +79,12 @@ splat+="|detected stalls?|soft lockup|blocked for more than|general protection"
 if grep -qE "$splat" "$out/ktap.log"; then
 	grep -nE -A20 "$splat|INFO: " "$out/ktap.log" >&2
 	log "FAIL: kernel splat (full log: $out/console.log)"
+	exit 1
+fi
+if ! grep -q FLUSHPOL-LIFETIME-OK "$out/ktap.log"; then
+	grep -E "FLUSHPOL-LIFETIME|fp-lifetime" "$out/ktap.log" >&2 ||
+		tail -40 "$out/console.log" >&2
+	log "FAIL: module lifetime checks (full log: $out/console.log)"
 	exit 1
 fi
 if ! grep -q FLUSHPOL-INSMOD-OK "$out/ktap.log"; then
@@ -74,5 +100,9 @@ for s in "${suites[@]}"; do
 		{ log "FAIL: suite $s missing or not ok"; rc=1; }
 done
 grep -o 'fp-count: .*' "$out/ktap.log" > "$out/counts.txt" || true
+# The README's Reliability figures.
+grep -oE '(fp-stress-total|fp-lifetime|fp-fault|fp-stress: seed).*' \
+	"$out/ktap.log" > "$out/reliability.txt" || true
+cat "$out/reliability.txt" >&2
 [ $rc = 0 ] && log "PASS: ${#suites[@]} suites" || log "FAIL"
 exit $rc

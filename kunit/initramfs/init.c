@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * /init of the UML test initramfs, built against the kernel's nolibc: mount
- * /proc and /sys, load /lib/<name>.ko for each name on the command line
- * (after "--"), in order, say whether all loaded, and power off.
+ * /proc and /sys, run the module lifetime checks if asked ("@lifetime:N",
+ * N load/unload rounds), load /lib/<name>.ko for each name on the command
+ * line (after "--"), in order, say whether all loaded, and power off.
+ *
+ * Module parameters are taken from the kernel command line the way modprobe
+ * takes them: "<module>.<param>=<value>" goes to that module's load.  The
+ * kernel passes such words to no one else.
  *
  * No libc, so nothing here depends on the host's TLS or FPU state being
  * carried correctly by UML: the tests run in the kernel, this only starts
@@ -10,28 +15,347 @@
  */
 #include <linux/reboot.h>
 
-static int load(const char *name)
+#define FP_PARAMS_MAX	1024
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static char cmdline[4096];
+
+static void read_cmdline(void)
+{
+	int fd = open("/proc/cmdline", O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, cmdline, sizeof(cmdline) - 1);
+
+	cmdline[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+/* "<name>.<param>=<value>" words of the command line, as "<param>=<value>". */
+static void module_params(const char *name, char *out)
+{
+	size_t len = strlen(name);
+	char *w = cmdline, *end;
+
+	out[0] = '\0';
+	while (*w) {
+		while (*w == ' ' || *w == '\n')
+			w++;
+		for (end = w; *end && *end != ' ' && *end != '\n'; end++)
+			;
+		if (!strncmp(w, name, len) && w[len] == '.' &&
+		    strchr(w, '=') && strchr(w, '=') < end &&
+		    strlen(out) + (end - w) + 1 < FP_PARAMS_MAX) {
+			if (out[0])
+				strlcat(out, " ", FP_PARAMS_MAX);
+			strncat(out, w + len + 1, end - w - len - 1);
+		}
+		w = end;
+	}
+}
+
+/* Returns 0 or the negative errno of finit_module. */
+static int load_with(const char *name, const char *params)
 {
 	char path[128];
 	int fd, ret;
 
 	if (strlen(name) > sizeof(path) - 9)
-		return -1;
-	memcpy(path, "/lib/", 5);
-	memcpy(path + 5, name, strlen(name));
-	memcpy(path + 5 + strlen(name), ".ko", 4);
+		return -ENAMETOOLONG;
+	path[0] = '\0';
+	strlcat(path, "/lib/", sizeof(path));
+	strlcat(path, name, sizeof(path));
+	strlcat(path, ".ko", sizeof(path));
 	fd = open(path, O_RDONLY);
-	if (fd < 0) {
-		printf("FLUSHPOL-INSMOD-FAILED %s: open: %d\n", name, errno);
-		return -1;
-	}
-	ret = my_syscall3(__NR_finit_module, fd, "", 0);
+	if (fd < 0)
+		return -errno;
+	ret = my_syscall3(__NR_finit_module, fd, params, 0);
 	close(fd);
+	return ret;
+}
+
+static int load(const char *name)
+{
+	char params[FP_PARAMS_MAX];
+	int ret;
+
+	module_params(name, params);
+	ret = load_with(name, params);
 	if (ret < 0) {
 		printf("FLUSHPOL-INSMOD-FAILED %s: %d\n", name, -ret);
 		return -1;
 	}
 	return 0;
+}
+
+/* The lifetime checks; see lifetime_checks(). */
+
+static int failures;
+
+static int unload(const char *name)
+{
+	return my_syscall2(__NR_delete_module, name, O_NONBLOCK);
+}
+
+static int exists(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n < 0 ? n : 0;
+}
+
+static ssize_t read_str(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+static void expect(int cond, const char *what, int got)
+{
+	if (cond)
+		return;
+	failures++;
+	printf("FLUSHPOL-LIFETIME-FAIL: %s (got %d)\n", what, got);
+}
+
+#define FP_MODS	3
+static const char *const mods[FP_MODS] = {
+	"flushpol", "flushpol_threshold", "flushpol_smmuv3",
+};
+
+static const int perms[6][FP_MODS] = {
+	{ 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 },
+	{ 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 },
+};
+
+static int n_loads, n_unloads, n_load_refused, n_unload_refused;
+
+/*
+ * Load the three modules in @order, retrying those refused because
+ * flushpol was not there yet (-ENOENT: unknown symbols), then unload them
+ * in @unorder, retrying flushpol while the others use it (-EAGAIN).  Any
+ * other refusal is a failure.
+ */
+static void load_unload(const int *order, const int *unorder)
+{
+	int loaded[FP_MODS] = { 0 }, pass, i, m, ret;
+
+	for (pass = 0; pass < FP_MODS; pass++)
+		for (i = 0; i < FP_MODS; i++) {
+			m = order[i];
+			if (loaded[m])
+				continue;
+			ret = load_with(mods[m], "");
+			if (!ret) {
+				loaded[m] = 1;
+				n_loads++;
+			} else {
+				expect(ret == -ENOENT && m && !loaded[0],
+				       "load refused for another reason", ret);
+				n_load_refused++;
+			}
+		}
+	for (pass = 0; pass < FP_MODS; pass++)
+		for (i = 0; i < FP_MODS; i++) {
+			m = unorder[i];
+			if (!loaded[m])
+				continue;
+			ret = unload(mods[m]);
+			if (!ret) {
+				loaded[m] = 0;
+				n_unloads++;
+			} else {
+				expect(ret == -EAGAIN && !m &&
+				       (loaded[1] || loaded[2]),
+				       "unload refused for another reason", ret);
+				n_unload_refused++;
+			}
+		}
+	for (m = 0; m < FP_MODS; m++)
+		expect(!loaded[m] && !exists("/sys/module/flushpol"),
+		       "a module stayed loaded", m);
+}
+
+/* Junk the default_policy parameter must refuse at load time. */
+static const char *const bad_params[] = {
+	"default_policy=",
+	"default_policy",
+	"default_policy=ASID",
+	"default_policy=Va",
+	"default_policy=../x",
+	"default_policy=\xff\xfe\x80",
+	"default_policy=a_name_much_too_long",
+	"default_policy=\"va asid\"",
+	"default_policy=va;",
+	"default_policy=\"\"",
+	"default_policy=\"  \"",
+};
+
+static int n_bad_params;
+
+static void bad_params_refused(void)
+{
+	char buf[64];
+	int i, ret;
+
+	for (i = 0; i < (int)ARRAY_SIZE(bad_params); i++) {
+		ret = load_with("flushpol", bad_params[i]);
+		expect(ret == -EINVAL, bad_params[i], ret);
+		if (!ret)
+			unload("flushpol");
+		n_bad_params++;
+	}
+	/* And a good one is taken. */
+	ret = load_with("flushpol", "default_policy=asid");
+	expect(!ret, "default_policy=asid refused", ret);
+	read_str("/sys/module/flushpol/parameters/default_policy", buf,
+		 sizeof(buf));
+	expect(!strcmp(buf, "asid\n"), "default_policy not asid", 0);
+	expect(!unload("flushpol"), "unload after default_policy", 0);
+}
+
+#define HOLDER_CTX	"/sys/kernel/flushpol/contexts/holder0-asid1"
+#define HOLDER_HOLD	"/sys/module/flushpol_holder/parameters/hold"
+
+static int n_pinned;
+
+static void refused_while_used(const char *name)
+{
+	int ret = unload(name);
+
+	expect(ret == -EAGAIN, name, ret);
+	n_pinned++;
+}
+
+/*
+ * flushpol_holder keeps a context on the threshold policy: neither the
+ * policy module, the backend that owns the context, nor the core may go
+ * until the context stops using them.
+ */
+static void pinned_while_used(void)
+{
+	char buf[128];
+	int ret;
+
+	expect(!load_with("flushpol", ""), "load flushpol", 0);
+	expect(!load_with("flushpol_threshold", ""), "load threshold", 0);
+	expect(!load_with("flushpol_holder", ""), "load holder", 0);
+	read_str(HOLDER_CTX "/policy", buf, sizeof(buf));
+	expect(!strcmp(buf, "va asid [threshold]\n"), "holder policy", 0);
+
+	refused_while_used("flushpol_threshold");
+	refused_while_used("flushpol_holder");
+	refused_while_used("flushpol");
+
+	/* Off the policy, its module may go; and cannot come back unloaded. */
+	expect(!write_str(HOLDER_CTX "/policy", "va\n"), "policy va", 0);
+	expect(!unload("flushpol_threshold"), "unload unused threshold", 0);
+	ret = write_str(HOLDER_CTX "/policy", "threshold\n");
+	expect(ret == -EINVAL, "switch to an unloaded policy", ret);
+	expect(!load_with("flushpol_threshold", ""), "reload threshold", 0);
+	expect(!write_str(HOLDER_CTX "/policy", "threshold\n"),
+	       "policy threshold", 0);
+	refused_while_used("flushpol_threshold");
+
+	/* The context goes: everything may. */
+	expect(!write_str(HOLDER_HOLD, "0\n"), "drop the context", 0);
+	expect(!exists(HOLDER_CTX "/policy"), "context still in sysfs", 0);
+	expect(!unload("flushpol_holder"), "unload holder", 0);
+	expect(!unload("flushpol_threshold"), "unload threshold", 0);
+	expect(!unload("flushpol"), "unload flushpol", 0);
+}
+
+#define KMEMLEAK	"/sys/kernel/debug/kmemleak"
+
+/*
+ * kmemleak reports objects unreferenced for 5 s or more: forget what boot
+ * left (after 6 s of uptime, so all of it is old enough), and let what the
+ * loops leaked age before the last scan.
+ */
+static int kmemleak_start(void)
+{
+	char up[64];
+
+	if (mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
+	    errno != EBUSY)
+		return 0;
+	if (!exists(KMEMLEAK))
+		return 0;
+	read_str("/proc/uptime", up, sizeof(up));
+	if (atoi(up) < 6)
+		sleep(6 - atoi(up));
+	write_str(KMEMLEAK, "scan");
+	write_str(KMEMLEAK, "clear");
+	return 1;
+}
+
+static int kmemleak_leaks(void)
+{
+	static char report[8192];
+	int n = 0;
+	char *p;
+
+	sleep(6);
+	write_str(KMEMLEAK, "scan");
+	read_str(KMEMLEAK, report, sizeof(report));
+	for (p = report; *p; p++)
+		n += !strncmp(p, "unreferenced object", 19);
+	if (n)
+		printf("%s\n", report);
+	return n;
+}
+
+#define PINNED_ROUNDS	10
+
+/*
+ * Before the suites: junk parameters at load time, the three modules
+ * loaded and unloaded @rounds times, each pair of load and unload orders
+ * in turn (36 rounds try every pair once), a module in use refused
+ * unload, and kmemleak's verdict on all of it.
+ */
+static int lifetime_checks(int rounds)
+{
+	int i, leaks = -1, kmemleak = kmemleak_start();
+
+	bad_params_refused();
+	for (i = 0; i < rounds; i++)
+		load_unload(perms[i % 6], perms[(i / 6) % 6]);
+	for (i = 0; i < PINNED_ROUNDS; i++)
+		pinned_while_used();
+	if (kmemleak) {
+		leaks = kmemleak_leaks();
+		expect(!leaks, "kmemleak found leaks", leaks);
+	}
+	printf("fp-lifetime: bad-params %d load-unload-rounds %d loads %d ",
+	       n_bad_params, rounds, n_loads);
+	printf("unloads %d refused-loads %d refused-unloads %d ", n_unloads,
+	       n_load_refused, n_unload_refused);
+	printf("pinned-refusals %d leaks %d failures %d\n", n_pinned, leaks,
+	       failures);
+	return failures;
 }
 
 int main(int argc, char **argv)
@@ -40,10 +364,15 @@ int main(int argc, char **argv)
 
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	read_cmdline();
 	printf("FLUSHPOL-BEGIN\n");
+	for (i = 1; i < argc; i++)
+		if (!strncmp(argv[i], "@lifetime:", 10) &&
+		    !lifetime_checks(atoi(argv[i] + 10)))
+			printf("FLUSHPOL-LIFETIME-OK\n");
 	/* UML appends root= and console= after ours: not module names. */
 	for (i = 1; i < argc; i++)
-		if (!strchr(argv[i], '='))
+		if (!strchr(argv[i], '=') && argv[i][0] != '@')
 			failed |= load(argv[i]);
 	if (!failed)
 		printf("FLUSHPOL-INSMOD-OK\n");

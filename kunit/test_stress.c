@@ -1,0 +1,697 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flushpol_stress: threads map and unmap at once, some sharing a context,
+ * while another switches every context's policy and threshold through
+ * sysfs about every millisecond.  After every sync, the thread that
+ * unmapped checks in the TLB model that nothing it unmapped is still
+ * cached; the model counts walk entries left on a table as it is freed.
+ *
+ * How the model stays safe to read: it walks live page tables, and under
+ * concurrency it may walk a table another thread is freeing.  The rig keeps
+ * freed tables in quarantine until it goes (fpt_table_free), so that is a
+ * read of stale but valid memory, never of freed memory; each round builds
+ * fresh rigs, which empties the quarantine while no thread runs.  Each
+ * thread owns a 1 GiB-aligned IOVA region, so every table below the first
+ * two levels that it maps through is its own, and it checks only its own
+ * ranges: another thread's range may legitimately hold stale entries until
+ * that thread's sync.  Whole contexts are checked once the round is over.
+ *
+ * Module parameter stress_ops sets the map/unmap cycles: 10^4 in make
+ * check, 10^6 in make stress; stress_seed makes the sizes reproducible
+ * (the interleaving never is).
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/moduleparam.h>
+#include <linux/prandom.h>
+#include <linux/random.h>
+#include <linux/sizes.h>
+
+#include "fp_rig.h"
+
+static unsigned long stress_ops = 10000;
+module_param(stress_ops, ulong, 0444);
+MODULE_PARM_DESC(stress_ops,
+		 "flushpol_stress: map/unmap cycles in all (default 10000)");
+
+static unsigned int stress_seed;
+module_param(stress_seed, uint, 0444);
+MODULE_PARM_DESC(stress_seed, "flushpol_stress: random seed (0: pick one)");
+
+/* Per round: bounds the quarantine and keeps a round within KUnit's 300 s. */
+#define FPT_ROUND_OPS		20000
+#define FPT_ROUND_TIMEOUT	(200 * HZ)
+#define FPT_MAX_PAGES		(SZ_32M / SZ_4K)
+#define FPT_LAZY_BATCH		3
+#define FPT_SAMPLES_PER_2M	2
+
+enum fpt_layout { FPT_PAGES, FPT_BLOCKS, FPT_MIXED };
+enum fpt_unmap_how { FPT_WHOLE, FPT_SPLIT, FPT_GATHER, FPT_QUEUED };
+
+/* One context, and how many threads unmap in it. */
+static const struct fpt_stress_ctx_desc {
+	bool range;
+	bool lazy;
+	unsigned int threads;
+} fpt_stress_ctxs[] = {
+	{ .range = false, .threads = 2 },	/* shared, by-VA only */
+	{ .range = true, .threads = 2 },	/* shared, range commands */
+	{ .range = true, .threads = 1 },	/* a context of its own */
+	{ .lazy = true, .threads = 1 },		/* non-strict, its own */
+};
+
+#define FPT_NR_CTX	ARRAY_SIZE(fpt_stress_ctxs)
+#define FPT_NR_THREADS	6
+
+struct fpt_sctx {
+	struct fpt_rig *rig;
+	const struct fpt_stress_ctx_desc *desc;
+	atomic_t changes;	/* successful policy/threshold writes */
+	atomic_t unmapping;	/* threads inside an unmap right now */
+};
+
+struct fpt_stress;
+
+struct fpt_worker {
+	struct fpt_stress *s;
+	struct fpt_sctx *sc;
+	unsigned int id;
+	unsigned long base;	/* its region: [base, base + SZ_1G) */
+	struct rnd_state rnd;
+	unsigned int gen;	/* changes the output addresses per map */
+	/* Lazy: unmapped ranges waiting for flush_iotlb_all. */
+	unsigned long pend_iova[FPT_LAZY_BATCH];
+	size_t pend_size[FPT_LAZY_BATCH];
+	unsigned int nr_pend;
+};
+
+/* What a round did; printed per round and summed for the suite. */
+struct fpt_figures {
+	atomic_long_t ops, checks, pages, stale, bad_access, short_unmap;
+	atomic_long_t map_fail, mid_unmap_changes, overlaps, policy_sets;
+	atomic_long_t threshold_sets, refused, bad_errno, reads, bad_reads;
+};
+
+/*
+ * Two switchers: policies, and thresholds.  A policy switch waits for an
+ * RCU grace period (for the flushes still running the old policy), so it
+ * cannot come every millisecond; threshold changes can.
+ */
+struct fpt_switcher {
+	struct fpt_stress *s;
+	bool policy;
+	struct rnd_state rnd;
+	unsigned long runs;
+};
+
+struct fpt_stress {
+	struct kunit *test;
+	struct fpm_smmu smmu;
+	struct fpt_sctx ctx[FPT_NR_CTX];
+	struct fpt_worker w[FPT_NR_THREADS];
+	struct fpt_switcher sw[2];
+	atomic_long_t budget;
+	atomic_t running;
+	struct completion done;
+	struct fpt_figures f;
+};
+
+static struct {
+	unsigned long ops, checks, pages, stale, changes, refused, mid, overlaps;
+	unsigned long freed_refs, stale_hits, timeouts, bad;
+} fpt_totals;
+
+static u32 fpt_rand(struct fpt_worker *w, u32 n)
+{
+	return prandom_u32_state(&w->rnd) % n;
+}
+
+/* Report the first failure of a kind in detail; count all of them. */
+static void fpt_fail(struct fpt_worker *w, atomic_long_t *ctr, long n,
+		     const char *what, unsigned long iova, size_t size)
+{
+	char pol[64] = "";
+
+	if (atomic_long_fetch_add(n, ctr))
+		return;
+	fpt_ctx_read(w->sc->rig, "policy", pol, sizeof(pol));
+	kunit_err(w->s->test,
+		  "thread %u ctx %s: %s: %ld at [%#lx, %#lx) (policy %s)\n",
+		  w->id, w->sc->rig->name, what, n, iova, iova + size,
+		  strim(pol));
+}
+
+/* After a sync: nothing in [iova, iova + size) may still be cached. */
+static void fpt_check(struct fpt_worker *w, unsigned long iova, size_t size)
+{
+	unsigned long n = fpm_stale_in(&w->sc->rig->mc, iova, size);
+
+	atomic_long_inc(&w->s->f.checks);
+	if (n)
+		fpt_fail(w, &w->s->f.stale, n, "stale entries after sync",
+			 iova, size);
+}
+
+static void fpt_access(struct fpt_worker *w, unsigned long iova)
+{
+	if (!fpm_access(&w->sc->rig->mc, iova))
+		fpt_fail(w, &w->s->f.bad_access, 1,
+			 "mapped page faulted or hit stale", iova, SZ_4K);
+}
+
+/* A size, a start and a layout, inside [lo, lo + span). */
+static void fpt_pick(struct fpt_worker *w, unsigned long lo,
+		     unsigned long span, unsigned long *iova, size_t *size,
+		     enum fpt_layout *layout)
+{
+	unsigned long align, slots;
+	unsigned int k;
+
+	switch (fpt_rand(w, 8)) {
+	case 0 ... 4:
+		/* A scatter-gather list of 4K pages, 4K to 32M. */
+		k = fpt_rand(w, 14);
+		*size = min_t(size_t, (1UL << k) + fpt_rand(w, 1U << k),
+			      FPT_MAX_PAGES) * SZ_4K;
+		*layout = FPT_PAGES;
+		break;
+	case 5:
+		*size = (1 + fpt_rand(w, 16)) * SZ_2M;
+		*layout = FPT_BLOCKS;
+		break;
+	default:
+		/* 2M blocks where aligned, 4K pages elsewhere, at random. */
+		*size = SZ_2M + fpt_rand(w, (SZ_32M - SZ_2M) / SZ_4K) * SZ_4K;
+		*layout = FPT_MIXED;
+		break;
+	}
+	/* Half start on a 2M boundary, so that whole tables get freed. */
+	align = *layout == FPT_BLOCKS || fpt_rand(w, 2) ? SZ_2M : SZ_4K;
+	slots = (span - *size) / align;
+	*iova = lo + fpt_rand(w, slots) * align;
+}
+
+/*
+ * Map as a driver would, choosing per 2M chunk: a block where the layout
+ * allows and the chunk is whole, 4K pages elsewhere.  Sets *blocks if any
+ * block was used, so that no unmap later splits one.
+ */
+static int fpt_smap(struct fpt_worker *w, unsigned long iova, size_t size,
+		    enum fpt_layout layout, u64 pa_off, bool *blocks)
+{
+	struct io_pgtable_ops *ops = w->sc->rig->ops;
+	unsigned long pos = iova, end = iova + size;
+
+	*blocks = false;
+	while (pos < end) {
+		unsigned long next = min(ALIGN(pos + 1, SZ_2M), end);
+		bool block = IS_ALIGNED(pos, SZ_2M) && next - pos == SZ_2M &&
+			     (layout == FPT_BLOCKS ||
+			      (layout == FPT_MIXED && fpt_rand(w, 2)));
+		size_t pgsize = block ? SZ_2M : SZ_4K, mapped = 0;
+		int ret;
+
+		ret = ops->map_pages(ops, pos, pos + pa_off, pgsize,
+				     (next - pos) / pgsize,
+				     IOMMU_READ | IOMMU_WRITE, GFP_KERNEL,
+				     &mapped);
+		pos += mapped;
+		if (ret || pos != next) {
+			/* Leave nothing behind for the next cycle. */
+			if (pos > iova)
+				fp_unmap(w->sc->rig->ctx, ops, iova, pos - iova,
+					 NULL);
+			return ret ?: -EIO;
+		}
+		*blocks |= block;
+	}
+	return 0;
+}
+
+/* Warm the TLB: both ends, and two pages of every 2M chunk. */
+static void fpt_warm(struct fpt_worker *w, unsigned long iova, size_t size)
+{
+	unsigned long end = iova + size, pos;
+	int i;
+
+	fpt_access(w, iova);
+	fpt_access(w, end - SZ_4K);
+	for (pos = ALIGN(iova, SZ_2M); pos < end; pos += SZ_2M)
+		for (i = 0; i < FPT_SAMPLES_PER_2M; i++) {
+			unsigned long p = pos + fpt_rand(w, SZ_2M / SZ_4K) *
+					  SZ_4K;
+
+			if (p < end)
+				fpt_access(w, p);
+		}
+}
+
+/* A point inside (iova, end) where unmapping may stop, or 0. */
+static unsigned long fpt_split_point(struct fpt_worker *w, unsigned long iova,
+				     unsigned long end, unsigned long unit)
+{
+	unsigned long lo = ALIGN(iova + 1, unit);
+
+	if (lo >= end)
+		return 0;
+	return lo + fpt_rand(w, (end - 1 - lo) / unit + 1) * unit;
+}
+
+static void fpt_unmap_piece(struct fpt_worker *w, unsigned long iova,
+			    size_t size, struct iommu_iotlb_gather *gather)
+{
+	struct fpt_rig *rig = w->sc->rig;
+
+	if (fp_unmap(rig->ctx, rig->ops, iova, size, gather) != size)
+		fpt_fail(w, &w->s->f.short_unmap, 1, "short unmap", iova,
+			 size);
+}
+
+static void fpt_lazy_flush(struct fpt_worker *w)
+{
+	unsigned int i;
+
+	fp_flush_iotlb_all(w->sc->rig->ctx);
+	for (i = 0; i < w->nr_pend; i++)
+		fpt_check(w, w->pend_iova[i], w->pend_size[i]);
+	w->nr_pend = 0;
+}
+
+static void fpt_sunmap(struct fpt_worker *w, unsigned long iova, size_t size,
+		       bool blocks)
+{
+	unsigned long end = iova + size, unit = blocks ? SZ_2M : SZ_4K;
+	struct fpt_rig *rig = w->sc->rig;
+	struct iommu_iotlb_gather gather;
+	enum fpt_unmap_how how;
+	unsigned long a, b;
+
+	how = w->sc->desc->lazy ? FPT_QUEUED : fpt_rand(w, 4) == 3 ?
+	      FPT_GATHER : fpt_rand(w, 2) ? FPT_SPLIT : FPT_WHOLE;
+	a = fpt_split_point(w, iova, end, unit);
+	b = a ? fpt_split_point(w, a, end, unit) : 0;
+	if ((how == FPT_SPLIT && !a) || (how == FPT_GATHER && !b))
+		how = FPT_WHOLE;
+
+	switch (how) {
+	case FPT_WHOLE:
+		/* iommu_unmap(): its own gather and sync. */
+		fpt_unmap_piece(w, iova, size, NULL);
+		fpt_check(w, iova, size);
+		break;
+	case FPT_SPLIT:
+		/* Two unmaps; the second half must survive the first. */
+		fpt_unmap_piece(w, iova, a - iova, NULL);
+		fpt_check(w, iova, a - iova);
+		fpt_access(w, a);
+		fpt_unmap_piece(w, a, end - a, NULL);
+		fpt_check(w, a, end - a);
+		break;
+	case FPT_GATHER:
+		/*
+		 * iommu_unmap_fast() thrice into one gather, out of order, so
+		 * that it becomes disjoint and is flushed early once.
+		 */
+		iommu_iotlb_gather_init(&gather);
+		fpt_unmap_piece(w, iova, a - iova, &gather);
+		fpt_unmap_piece(w, b, end - b, &gather);
+		fpt_unmap_piece(w, a, b - a, &gather);
+		fp_iotlb_sync(rig->ctx, &gather);
+		fpt_check(w, iova, size);
+		break;
+	case FPT_QUEUED:
+		/* The DMA API's flush queue: checked at flush_iotlb_all. */
+		iommu_iotlb_gather_init(&gather);
+		gather.queued = true;
+		fpt_unmap_piece(w, iova, size, &gather);
+		w->pend_iova[w->nr_pend] = iova;
+		w->pend_size[w->nr_pend] = size;
+		if (++w->nr_pend == FPT_LAZY_BATCH || fpt_rand(w, 2))
+			fpt_lazy_flush(w);
+		break;
+	}
+}
+
+static void fpt_one_op(struct fpt_worker *w)
+{
+	struct fpt_sctx *sc = w->sc;
+	struct fpt_figures *f = &w->s->f;
+	unsigned long lo = w->base, span = SZ_1G, iova;
+	enum fpt_layout layout;
+	int changes;
+	size_t size;
+	bool blocks;
+
+	/* A lazy thread reuses no IOVA before its flush: a slot per pending. */
+	if (sc->desc->lazy) {
+		span = ALIGN_DOWN(SZ_1G / FPT_LAZY_BATCH, SZ_2M);
+		lo += span * w->nr_pend;
+	}
+	fpt_pick(w, lo, span, &iova, &size, &layout);
+	w->gen = w->gen % 0x7fff + 1;
+	if (fpt_smap(w, iova, size, layout, (u64)w->gen << 32, &blocks)) {
+		fpt_fail(w, &f->map_fail, 1, "map failed", iova, size);
+		return;
+	}
+	fpt_warm(w, iova, size);
+
+	changes = atomic_read(&sc->changes);
+	if (atomic_inc_return(&sc->unmapping) > 1)
+		atomic_long_inc(&f->overlaps);
+	fpt_sunmap(w, iova, size, blocks);
+	atomic_dec(&sc->unmapping);
+	if (atomic_read(&sc->changes) != changes)
+		atomic_long_inc(&f->mid_unmap_changes);
+
+	atomic_long_inc(&f->ops);
+	atomic_long_add(size / SZ_4K, &f->pages);
+}
+
+static int fpt_worker_fn(void *data)
+{
+	struct fpt_worker *w = data;
+	struct fpt_stress *s = w->s;
+
+	while (!kthread_should_stop() &&
+	       atomic_long_dec_return(&s->budget) >= 0) {
+		fpt_one_op(w);
+		cond_resched();
+	}
+	if (w->nr_pend)
+		fpt_lazy_flush(w);
+	if (atomic_dec_and_test(&s->running))
+		complete(&s->done);
+	return 0;
+}
+
+static const char *const fpt_policy_names[] = {
+	"va", "asid", "threshold", "range", "nonstrict",
+};
+
+static const unsigned int fpt_thresholds[] = {
+	1, 2, 16, 127, 128, 129, 512, 4096, 4194304,
+};
+
+static void fpt_write_policy(struct fpt_stress *s, struct fpt_sctx *sc,
+			     u32 r)
+{
+	const char *name = fpt_policy_names[r % ARRAY_SIZE(fpt_policy_names)];
+	bool usable = (strcmp(name, "range") || sc->desc->range) &&
+		      (strcmp(name, "nonstrict") || sc->desc->lazy);
+	struct fpt_figures *f = &s->f;
+	char buf[32];
+	ssize_t ret;
+	int len;
+
+	len = snprintf(buf, sizeof(buf), "%s\n", name);
+	ret = fpt_ctx_write(sc->rig, "policy", buf, len);
+	if (usable && ret == len) {
+		atomic_inc(&sc->changes);
+		atomic_long_inc(&f->policy_sets);
+	} else if (!usable && ret == -EOPNOTSUPP) {
+		atomic_long_inc(&f->refused);
+	} else {
+		atomic_long_inc(&f->bad_errno);
+	}
+}
+
+static void fpt_write_threshold(struct fpt_stress *s, struct fpt_sctx *sc,
+				u32 r)
+{
+	char buf[32];
+	int len;
+
+	len = snprintf(buf, sizeof(buf), "%u\n",
+		       fpt_thresholds[r % ARRAY_SIZE(fpt_thresholds)]);
+	if (fpt_ctx_write(sc->rig, "threshold", buf, len) == len) {
+		atomic_inc(&sc->changes);
+		atomic_long_inc(&s->f.threshold_sets);
+	} else {
+		atomic_long_inc(&s->f.bad_errno);
+	}
+}
+
+/* Readers run alongside: one active policy, always. */
+static void fpt_read_policy(struct fpt_stress *s, struct fpt_sctx *sc)
+{
+	char buf[64];
+
+	atomic_long_inc(&s->f.reads);
+	if (fpt_ctx_read(sc->rig, "policy", buf, sizeof(buf)) <= 0 ||
+	    !strchr(buf, '[') || strchr(buf, '[') != strrchr(buf, '[') ||
+	    strchr(buf, ']') != strrchr(buf, ']'))
+		atomic_long_inc(&s->f.bad_reads);
+}
+
+/*
+ * Through sysfs, as a user's echo and cat: each write must get exactly
+ * the answer BRIEF s4 documents.
+ */
+static int fpt_switcher_fn(void *data)
+{
+	struct fpt_switcher *sw = data;
+	struct fpt_stress *s = sw->s;
+
+	while (!kthread_should_stop()) {
+		u32 r = prandom_u32_state(&sw->rnd);
+		struct fpt_sctx *sc = &s->ctx[r % FPT_NR_CTX];
+
+		if (r % 7 == 0)
+			fpt_read_policy(s, sc);
+		else if (sw->policy)
+			fpt_write_policy(s, sc, r >> 8);
+		else
+			fpt_write_threshold(s, sc, r >> 8);
+		sw->runs++;
+		usleep_range(900, 1100);
+	}
+	return 0;
+}
+
+static void fpt_smmu_destroy(void *smmu)
+{
+	fpm_smmu_destroy(smmu);
+}
+
+/* Held until kthread_stop_put(): the thread may end before that. */
+static struct task_struct *fpt_thread(int (*fn)(void *), void *data,
+				      unsigned int id)
+{
+	struct task_struct *t = kthread_create(fn, data, "fp_stress/%u", id);
+
+	if (IS_ERR(t))
+		return NULL;
+	get_task_struct(t);
+	return t;
+}
+
+static void fpt_stress_setup(struct kunit *test, struct fpt_stress *s,
+			     unsigned long round)
+{
+	unsigned int i, t, n = 0;
+	u32 seed = stress_seed + round;
+
+	s->test = test;
+	init_completion(&s->done);
+	KUNIT_ASSERT_EQ(test, fpm_smmu_init(&s->smmu), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpt_smmu_destroy,
+							&s->smmu), 0);
+	for (i = 0; i < ARRAY_SIZE(s->sw); i++) {
+		s->sw[i].s = s;
+		s->sw[i].policy = !i;
+		prandom_seed_state(&s->sw[i].rnd, seed + i);
+	}
+
+	for (i = 0; i < FPT_NR_CTX; i++) {
+		const struct fpt_stress_ctx_desc *d = &fpt_stress_ctxs[i];
+		struct fpt_rig_cfg rc = {
+			.fmt = ARM_64_LPAE_S1, .has_range = d->range,
+			.lazy = d->lazy, .threshold = 128,
+		};
+		struct fpt_sctx *sc = &s->ctx[i];
+
+		sc->desc = d;
+		sc->rig = kunit_kzalloc(test, sizeof(*sc->rig), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, sc->rig);
+		/* All on one SMMU: any sync also completes the others'. */
+		KUNIT_ASSERT_EQ(test, fpt_rig_init(test, sc->rig, &rc, &s->smmu,
+						   i + 1), 0);
+		for (t = 0; t < d->threads; t++, n++) {
+			struct fpt_worker *w = &s->w[n];
+
+			w->s = s;
+			w->sc = sc;
+			w->id = n;
+			w->base = (n + 1) * SZ_1G;
+			prandom_seed_state(&w->rnd, seed * 31 + n + 1);
+		}
+	}
+	KUNIT_ASSERT_EQ(test, n, FPT_NR_THREADS);
+}
+
+static void fpt_print_round(struct kunit *test, struct fpt_stress *s,
+			    unsigned long round, u64 ms)
+{
+	struct fpt_figures *f = &s->f;
+
+	kunit_info(test,
+		   "fp-stress: round %lu: %llu ms, a policy write every %llu us, a threshold write every %llu us: ops %ld checks %ld pages %ld stale %ld policy-writes %ld threshold-writes %ld refused %ld mid-unmap-changes %ld overlapping-unmaps %ld reads %ld\n",
+		   round, ms, div64_u64(ms * 1000, s->sw[0].runs ?: 1),
+		   div64_u64(ms * 1000, s->sw[1].runs ?: 1),
+		   atomic_long_read(&f->ops),
+		   atomic_long_read(&f->checks), atomic_long_read(&f->pages),
+		   atomic_long_read(&f->stale),
+		   atomic_long_read(&f->policy_sets),
+		   atomic_long_read(&f->threshold_sets),
+		   atomic_long_read(&f->refused),
+		   atomic_long_read(&f->mid_unmap_changes),
+		   atomic_long_read(&f->overlaps), atomic_long_read(&f->reads));
+}
+
+static void concurrent_unmaps_and_switches_lose_nothing(struct kunit *test)
+{
+	unsigned long round = (unsigned long)test->param_value;
+	unsigned long ops = min(stress_ops - (round - 1) * FPT_ROUND_OPS,
+				(unsigned long)FPT_ROUND_OPS);
+	struct fpt_stress *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	unsigned long left, stale = 0, freed = 0, hits = 0, timeouts = 0;
+	struct task_struct *t[FPT_NR_THREADS + 2];
+	u64 start;
+	struct fpt_figures *f;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	f = &s->f;
+	fpt_stress_setup(test, s, round);
+
+	atomic_long_set(&s->budget, ops);
+	atomic_set(&s->running, FPT_NR_THREADS);
+	for (i = 0; i < FPT_NR_THREADS + ARRAY_SIZE(s->sw); i++) {
+		t[i] = i < FPT_NR_THREADS ?
+		       fpt_thread(fpt_worker_fn, &s->w[i], i) :
+		       fpt_thread(fpt_switcher_fn, &s->sw[i - FPT_NR_THREADS],
+				  i);
+		if (!t[i])
+			break;
+	}
+	if (i < ARRAY_SIZE(t)) {
+		/* Never woken: stopping them only reaps them. */
+		while (i--)
+			kthread_stop_put(t[i]);
+		KUNIT_FAIL_AND_ABORT(test, "kthread_create failed");
+	}
+	start = ktime_get_ns();
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		wake_up_process(t[i]);
+
+	left = wait_for_completion_timeout(&s->done, FPT_ROUND_TIMEOUT);
+	if (!left) {
+		/* Too slow: finish the cycles in flight, then fail. */
+		atomic_long_set(&s->budget, 0);
+		wait_for_completion(&s->done);
+	}
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		kthread_stop_put(t[i]);
+	KUNIT_EXPECT_NE_MSG(test, left, 0, "round took over %d s",
+			    FPT_ROUND_TIMEOUT / HZ);
+
+	/* Quiet now: whole contexts must be clean. */
+	for (i = 0; i < FPT_NR_CTX; i++) {
+		struct fpt_rig *rig = s->ctx[i].rig;
+
+		stale += fpm_stale_entries(&rig->mc);
+		freed += rig->mc.n.freed_refs;
+		hits += rig->mc.n.stale_hits;
+		timeouts += fp_context_stat(rig->ctx, FP_STAT_SYNC_TIMEOUTS);
+	}
+	fpt_print_round(test, s, round,
+			div_u64(ktime_get_ns() - start, NSEC_PER_MSEC));
+
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->ops), ops);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->stale), 0);
+	KUNIT_EXPECT_EQ(test, stale, 0);
+	KUNIT_EXPECT_EQ(test, freed, 0);
+	KUNIT_EXPECT_EQ(test, hits, 0);
+	KUNIT_EXPECT_EQ(test, timeouts, 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->bad_access), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->short_unmap), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->map_fail), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->bad_errno), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->bad_reads), 0);
+	/*
+	 * The switches really ran, and some landed inside an unmap; without
+	 * preemption threads only change where they sleep, never in one.
+	 */
+	KUNIT_EXPECT_GT(test, atomic_long_read(&f->policy_sets), 0);
+	if (IS_ENABLED(CONFIG_PREEMPTION))
+		KUNIT_EXPECT_GT(test, atomic_long_read(&f->mid_unmap_changes),
+				0);
+
+	fpt_totals.ops += atomic_long_read(&f->ops);
+	fpt_totals.checks += atomic_long_read(&f->checks);
+	fpt_totals.pages += atomic_long_read(&f->pages);
+	fpt_totals.stale += atomic_long_read(&f->stale) + stale;
+	fpt_totals.changes += atomic_long_read(&f->policy_sets) +
+			      atomic_long_read(&f->threshold_sets);
+	fpt_totals.refused += atomic_long_read(&f->refused);
+	fpt_totals.mid += atomic_long_read(&f->mid_unmap_changes);
+	fpt_totals.overlaps += atomic_long_read(&f->overlaps);
+	fpt_totals.freed_refs += freed;
+	fpt_totals.stale_hits += hits;
+	fpt_totals.timeouts += timeouts;
+	fpt_totals.bad += atomic_long_read(&f->bad_access) +
+			  atomic_long_read(&f->short_unmap) +
+			  atomic_long_read(&f->map_fail) +
+			  atomic_long_read(&f->bad_errno) +
+			  atomic_long_read(&f->bad_reads);
+}
+
+/* Rounds of FPT_ROUND_OPS cycles until stress_ops are done. */
+static const void *fpt_round_gen(const void *prev, char *desc)
+{
+	unsigned long round = (unsigned long)prev + 1;
+
+	if ((round - 1) * FPT_ROUND_OPS >= stress_ops)
+		return NULL;
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "round-%lu", round);
+	return (const void *)round;
+}
+
+static int fpt_stress_init(struct kunit_suite *suite)
+{
+	if (!stress_seed)
+		stress_seed = get_random_u32() ?: 1;
+	pr_info("fp-stress: seed %u, %lu cycles, %u threads on %zu contexts\n",
+		stress_seed, stress_ops, FPT_NR_THREADS, FPT_NR_CTX);
+	return 0;
+}
+
+/* The figures the README quotes, in one line. */
+static void fpt_stress_exit(struct kunit_suite *suite)
+{
+	pr_info("fp-stress-total: ops %lu checks %lu pages %lu stale %lu freed-table-refs %lu stale-hits %lu sync-timeouts %lu changes %lu refused %lu mid-unmap-changes %lu overlapping-unmaps %lu other-failures %lu seed %u\n",
+		fpt_totals.ops, fpt_totals.checks, fpt_totals.pages,
+		fpt_totals.stale, fpt_totals.freed_refs, fpt_totals.stale_hits,
+		fpt_totals.timeouts, fpt_totals.changes, fpt_totals.refused,
+		fpt_totals.mid, fpt_totals.overlaps, fpt_totals.bad,
+		stress_seed);
+}
+
+static struct kunit_case fpt_stress_cases[] = {
+	KUNIT_CASE_PARAM(concurrent_unmaps_and_switches_lose_nothing,
+			 fpt_round_gen),
+	{}
+};
+
+static struct kunit_suite fpt_stress_suite = {
+	.name = "flushpol_stress",
+	.suite_init = fpt_stress_init,
+	.suite_exit = fpt_stress_exit,
+	.test_cases = fpt_stress_cases,
+};
+
+kunit_test_suite(fpt_stress_suite);
