@@ -25,7 +25,7 @@ out=${FLUSHPOL_OUT:-$top/build/kunit}
 suites=(flushpol_counts flushpol_model flushpol_oracle flushpol_switch
 	flushpol_registry flushpol_sysfs flushpol_lazy flushpol_smmuv3
 	flushpol_smmuv2 flushpol_smmuv2_oracle flushpol_qcom flushpol_coverage
-	flushpol_stress flushpol_lifetime)
+	flushpol_stress flushpol_lifetime flushpol_faults)
 # Module parameters and KUnit's filter go on the kernel command line, where
 # /init finds them as modprobe would; @lifetime is for /init itself.
 cmdline=()
@@ -100,6 +100,16 @@ for s in "${suites[@]}"; do
 		{ log "FAIL: suite $s missing or not ok"; rc=1; }
 done
 grep -o 'fp-count: .*' "$out/ktap.log" > "$out/counts.txt" || true
+# flushpol_faults wedges syncs: the log must have held back most of them.
+injected=$(sed -n 's/.*fp-fault: injected \([0-9]*\) sync timeouts.*/\1/p' \
+	"$out/ktap.log")
+if [ -n "$injected" ]; then
+	logged=$(grep -c "TLB sync failed" "$out/ktap.log" || true)
+	echo "fp-fault: logged $logged lines for $injected sync timeouts" \
+		>> "$out/ktap.log"
+	[ "$logged" -lt "$injected" ] ||
+		{ log "FAIL: sync timeouts not rate-limited"; rc=1; }
+fi
 # The README's Reliability figures.
 grep -oE '(fp-stress-total|fp-lifetime|fp-fault|fp-stress: seed).*' \
 	"$out/ktap.log" > "$out/reliability.txt" || true

@@ -127,9 +127,18 @@ static void smmuv3_cmdq_write(struct smmuv3_device *smmu, const u64 *cmd)
 	struct smmuv3_queue *q = &smmu->cmdq;
 	__le64 *slot;
 
+	/*
+	 * Full, and still full after the drain's bound: every slot holds a
+	 * command the SMMU has not read.  Overwriting one would lose it, and
+	 * moving PROD past CONS would make the queue look empty: drop this
+	 * one instead, and let the next sync make up for it.
+	 */
 	if (q_full(q)) {
 		smmuv3_cmdq_publish(smmu);
-		smmuv3_cmdq_drain(smmu);
+		if (smmuv3_cmdq_drain(smmu)) {
+			smmu->cmdq_dropped = true;
+			return;
+		}
 	}
 	slot = &q->base[q_idx(q, q->prod) * CMD_DWORDS];
 	slot[0] = cpu_to_le64(cmd[0]);
@@ -155,15 +164,33 @@ static void smmuv3_cmdq_submit(void *priv, const u64 *cmds, unsigned int n)
 static int smmuv3_cmdq_sync(void *priv)
 {
 	struct smmuv3_device *smmu = priv;
-	u64 sync[CMD_DWORDS];
+	u64 cmds[3][CMD_DWORDS];
 	unsigned long flags;
+	bool recover;
 	int ret;
 
-	smmuv3_cmd_sync(sync);
+	/*
+	 * A dropped command may have been any invalidation: no sync may
+	 * succeed until everything it could have meant is invalidated.
+	 */
+	smmuv3_cmd_cfgi_all(cmds[0]);
+	smmuv3_cmd_tlbi_nsnh_all(cmds[1]);
+	smmuv3_cmd_sync(cmds[2]);
 	spin_lock_irqsave(&smmu->cmdq_lock, flags);
-	smmuv3_cmdq_write(smmu, sync);
+	recover = smmu->cmdq_dropped;
+	smmu->cmdq_dropped = false;
+	if (recover) {
+		smmuv3_cmdq_write(smmu, cmds[0]);
+		smmuv3_cmdq_write(smmu, cmds[1]);
+	}
+	smmuv3_cmdq_write(smmu, cmds[2]);
 	smmuv3_cmdq_publish(smmu);
 	ret = smmuv3_cmdq_drain(smmu);
+	if (ret && recover)
+		smmu->cmdq_dropped = true;
+	/* Drained, but what this sync wrote did not all fit. */
+	if (!ret && smmu->cmdq_dropped)
+		ret = -ETIMEDOUT;
 	spin_unlock_irqrestore(&smmu->cmdq_lock, flags);
 	return ret;
 }

@@ -32,6 +32,8 @@ struct smmuv3_queue {
  * @cmdq_lock: serialises the command queue
  * @cmdq: the command queue
  * @unpublished: commands written but PROD not yet moved past them
+ * @cmdq_dropped: a command found the queue full past the drain's bound
+ *	and was dropped; the next sync invalidates everything first
  * @evtq: the event queue
  * @strtab: linear stream table
  * @strtab_dma: its bus address
@@ -50,6 +52,7 @@ struct smmuv3_device {
 	spinlock_t cmdq_lock;		/* cmdq, unpublished */
 	struct smmuv3_queue cmdq;
 	unsigned int unpublished;
+	bool cmdq_dropped;
 	struct smmuv3_queue evtq;
 	__le64 *strtab;
 	dma_addr_t strtab_dma;
