@@ -60,7 +60,8 @@ static struct fp_policy *fp_initial_policy(struct fp_context *ctx)
  *
  * Context: process context; may sleep.
  * Return: the context, or an ERR_PTR(): -EINVAL for an incomplete @cfg,
- * -EEXIST if the name is taken, -ENOMEM.
+ * -EEXIST if the name is taken, -ENOENT if no policy is available,
+ * -ENOMEM.
  */
 struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 				     struct io_pgtable_cfg *pgtbl_cfg)
@@ -103,7 +104,8 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 	RCU_INIT_POINTER(ctx->policy, pol);
 
 	mutex_lock(&fp_contexts_lock);
-	ret = fp_sysfs_add_context(ctx);
+	/* As in fp_context_set_policy(): not a policy withdrawn meanwhile. */
+	ret = fp_policy_registered(pol) ? fp_sysfs_add_context(ctx) : -ENOENT;
 	if (!ret)
 		list_add_tail(&ctx->node, &fp_contexts);
 	mutex_unlock(&fp_contexts_lock);
@@ -158,8 +160,9 @@ EXPORT_SYMBOL_GPL(fp_context_destroy);
  * sysfs store only parses.
  *
  * Context: process context; may sleep.
- * Return: 0, -EINVAL for an unknown name, -EOPNOTSUPP for a policy this
- * context cannot use.  On error nothing changes.
+ * Return: 0, -EINVAL for an unknown name (or a policy withdrawn while
+ * switching to it), -EOPNOTSUPP for a policy this context cannot use.  On
+ * error nothing changes.
  */
 int fp_context_set_policy(struct fp_context *ctx, const char *name)
 {
@@ -173,9 +176,21 @@ int fp_context_set_policy(struct fp_context *ctx, const char *name)
 		return -EOPNOTSUPP;
 	}
 
+	/*
+	 * Unregistration checks the contexts under fp_contexts_lock: under it
+	 * too, make sure @pol was not withdrawn since the lookup, or it would
+	 * run here after its owner was told nothing uses it.
+	 */
+	mutex_lock(&fp_contexts_lock);
+	if (!fp_policy_registered(pol)) {
+		mutex_unlock(&fp_contexts_lock);
+		fp_policy_put(pol);
+		return -EINVAL;
+	}
 	mutex_lock(&ctx->lock);
 	old = rcu_replace_pointer(ctx->policy, pol, lockdep_is_held(&ctx->lock));
 	mutex_unlock(&ctx->lock);
+	mutex_unlock(&fp_contexts_lock);
 
 	/* The old policy's code may still run on other CPUs until now. */
 	synchronize_rcu();

@@ -48,6 +48,7 @@ static inline void fp_stat_add(struct fp_context *ctx, enum fp_stat s, u64 n)
 const char *fp_policy_name_parse(char buf[FP_NAME_MAX], const char *input);
 struct fp_policy *fp_policy_get(const char *name);
 void fp_policy_put(struct fp_policy *pol);
+bool fp_policy_registered(const struct fp_policy *pol);
 ssize_t fp_policies_show(char *buf, const struct fp_context *ctx,
 			 const struct fp_policy *active);
 int fp_builtin_policies_register(void);

@@ -160,6 +160,22 @@ void fp_policy_put(struct fp_policy *pol)
 	module_put(pol->owner);
 }
 
+/*
+ * Whether @pol is still registered.  Under fp_contexts_lock, which
+ * fp_policy_unregister() holds from its check to its removal, the answer
+ * holds until the lock is dropped.
+ */
+bool fp_policy_registered(const struct fp_policy *pol)
+{
+	bool ret;
+
+	lockdep_assert_held(&fp_contexts_lock);
+	spin_lock(&fp_policies_lock);
+	ret = fp_policy_find(pol->name) == pol;
+	spin_unlock(&fp_policies_lock);
+	return ret;
+}
+
 /* Elevator style: every policy @ctx can use, the active one in brackets. */
 ssize_t fp_policies_show(char *buf, const struct fp_context *ctx,
 			 const struct fp_policy *active)

@@ -87,6 +87,50 @@ static void policy_in_use_cannot_be_unregistered(struct kunit *test)
 			-EINVAL);
 }
 
+static struct fp_policy fpt_withdrawn;
+static bool fpt_withdraw_armed;
+
+/*
+ * fp_context_set_policy() asks this between looking the policy up and
+ * switching to it: the moment for another thread to withdraw it.
+ */
+static bool fpt_withdraw_usable(const struct fp_context *ctx)
+{
+	if (fpt_withdraw_armed) {
+		fpt_withdraw_armed = false;
+		/* No context uses it yet: this succeeds. */
+		fp_policy_unregister(&fpt_withdrawn);
+	}
+	return true;
+}
+
+/*
+ * A policy withdrawn while a switch to it is under way: unregistration
+ * said no context used it, so the switch must not go on and install it.
+ */
+static void policy_withdrawn_mid_switch_not_installed(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_reg_rig(test, 1);
+	int refs = module_refcount(THIS_MODULE);
+	char buf[64];
+
+	fpt_withdrawn = (struct fp_policy) {
+		.name = "kunit_gone", .owner = THIS_MODULE,
+		.usable = fpt_withdraw_usable, .flush_walk = fpt_walk_nop,
+		.flush_gather = fpt_gather_nop,
+	};
+	KUNIT_ASSERT_EQ(test, fp_policy_register(&fpt_withdrawn), 0);
+	fpt_withdraw_armed = true;
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "kunit_gone"),
+			-EINVAL);
+	KUNIT_EXPECT_FALSE(test, fpt_withdraw_armed);
+	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "[va] asid threshold\n");
+	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), refs);
+	if (fpt_withdraw_armed)
+		fp_policy_unregister(&fpt_withdrawn);
+}
+
 static int fpt_read_int(struct kunit *test, const char *path)
 {
 	char buf[32];
@@ -156,6 +200,7 @@ static void default_policy_param_picks_new_contexts(struct kunit *test)
 static struct kunit_case fpt_registry_test_cases[] = {
 	KUNIT_CASE(register_refuses_duplicate_and_incomplete),
 	KUNIT_CASE(policy_in_use_cannot_be_unregistered),
+	KUNIT_CASE(policy_withdrawn_mid_switch_not_installed),
 	KUNIT_CASE(context_pins_threshold_module),
 	KUNIT_CASE(unknown_policy_refused),
 	KUNIT_CASE(default_policy_param_picks_new_contexts),
