@@ -26,9 +26,9 @@
 #include <linux/pci.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 
 #include "../backends/smmuv3/smmuv3_dev.h"
+#include "edu_bench.h"
 
 #define EDU_REG_DMA_SRC		0x80
 #define EDU_REG_DMA_DST		0x88
@@ -45,9 +45,7 @@
 #define IOVA_SENTINEL		SZ_16M	/* a page of 0x5e, never unmapped */
 #define IOVA_READBACK		(SZ_16M + SZ_4K) /* where results land */
 
-#define BENCH_MAX_REPS		1000
 /* Printed one by one up to this many repetitions (a kernel log line). */
-#define EDU_SAMPLES_MAX		64
 
 struct edu {
 	struct pci_dev *pdev;
@@ -179,30 +177,6 @@ static int edu_fault(struct edu *edu)
 	return ret ?: seen == 0xaa || seen == 0xbb ? -EIO : 0;
 }
 
-/*
- * Every unmap's time, in order, for make bench to pool runs of a few
- * repetitions each (its noise figures) without losing the percentiles.
- */
-static void edu_print_samples(const u64 *ns, unsigned int reps)
-{
-	char buf[EDU_SAMPLES_MAX * 12];
-	unsigned int i, len = 0;
-
-	if (reps > EDU_SAMPLES_MAX)
-		return;
-	for (i = 0; i < reps; i++)
-		len += scnprintf(buf + len, sizeof(buf) - len, "%s%llu",
-				 i ? "," : "", ns[i]);
-	pr_info("fp-bench-ns: %s\n", buf);
-}
-
-static int edu_cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Map @size of 4K pages, unmap it, and say how long the unmap took. */
 static int edu_map_unmap(struct edu *edu, size_t size, u64 *ns)
 {
@@ -228,7 +202,7 @@ static int edu_bench(struct edu *edu, size_t size, unsigned int reps)
 	unsigned int i;
 	int ret;
 
-	if (!reps || reps > BENCH_MAX_REPS)
+	if (!reps || reps > EDU_BENCH_MAX_REPS)
 		return -EINVAL;
 	ns = kcalloc(reps, sizeof(*ns), GFP_KERNEL);
 	if (!ns)
@@ -246,12 +220,9 @@ static int edu_bench(struct edu *edu, size_t size, unsigned int reps)
 		cond_resched();
 	}
 	if (!ret) {
-		edu_print_samples(ns, reps);
-		sort(ns, reps, sizeof(*ns), edu_cmp_u64, NULL);
-		pr_info("fp-bench: size=%zu reps=%u median_ns=%llu p99_ns=%llu min_ns=%llu max_ns=%llu cmds=%llu syncs=%llu\n",
-			size, reps, ns[reps / 2], ns[(reps * 99) / 100],
-			ns[0], ns[reps - 1], (edu_cmds(ctx) - cmds) / reps,
-			(fp_context_stat(ctx, FP_STAT_SYNCS) - syncs) / reps);
+		edu_bench_report(ns, reps, size, (edu_cmds(ctx) - cmds) / reps,
+				 (fp_context_stat(ctx, FP_STAT_SYNCS) - syncs) /
+				 reps);
 	}
 	kfree(ns);
 	return ret;

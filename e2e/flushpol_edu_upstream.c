@@ -30,13 +30,11 @@
 #include <linux/pci.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
+
+#include "edu_bench.h"
 
 /* The IOVA flushpol_edu times at; never reached by DMA here. */
 #define IOVA_TEST		SZ_64M
-#define BENCH_MAX_REPS		1000
-/* Printed one by one up to this many repetitions (a kernel log line). */
-#define EDU_SAMPLES_MAX		64
 
 struct edu_up {
 	struct pci_dev *pdev;
@@ -67,30 +65,6 @@ static int edu_map_pages(struct edu_up *edu, size_t size)
 	return 0;
 }
 
-/*
- * Every unmap's time, in order, for make bench to pool runs of a few
- * repetitions each (its noise figures) without losing the percentiles.
- */
-static void edu_print_samples(const u64 *ns, unsigned int reps)
-{
-	char buf[EDU_SAMPLES_MAX * 12];
-	unsigned int i, len = 0;
-
-	if (reps > EDU_SAMPLES_MAX)
-		return;
-	for (i = 0; i < reps; i++)
-		len += scnprintf(buf + len, sizeof(buf) - len, "%s%llu",
-				 i ? "," : "", ns[i]);
-	pr_info("fp-bench-ns: %s\n", buf);
-}
-
-static int edu_cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Map @size of 4K pages, unmap it, and say how long the unmap took. */
 static int edu_map_unmap(struct edu_up *edu, size_t size, u64 *ns)
 {
@@ -113,7 +87,7 @@ static int edu_bench(struct edu_up *edu, size_t size, unsigned int reps)
 	int ret;
 	u64 *ns;
 
-	if (!reps || reps > BENCH_MAX_REPS)
+	if (!reps || reps > EDU_BENCH_MAX_REPS)
 		return -EINVAL;
 	ns = kcalloc(reps, sizeof(*ns), GFP_KERNEL);
 	if (!ns)
@@ -125,13 +99,8 @@ static int edu_bench(struct edu_up *edu, size_t size, unsigned int reps)
 		ret = edu_map_unmap(edu, size, &ns[i]);
 		cond_resched();
 	}
-	if (!ret) {
-		edu_print_samples(ns, reps);
-		sort(ns, reps, sizeof(*ns), edu_cmp_u64, NULL);
-		pr_info("fp-bench: size=%zu reps=%u median_ns=%llu p99_ns=%llu min_ns=%llu max_ns=%llu cmds=0 syncs=0\n",
-			size, reps, ns[reps / 2], ns[(reps * 99) / 100],
-			ns[0], ns[reps - 1]);
-	}
+	if (!ret)
+		edu_bench_report(ns, reps, size, 0, 0);
 	kfree(ns);
 	return ret;
 }
