@@ -32,6 +32,6 @@ bench:
 
 # The long reliability run (README, Reliability): 10^6 map/unmap cycles of
 # flushpol_stress and 100 module load/unload rounds, in the UML test kernel;
-# make check runs 10^4 and 36.  About an hour on two cores.
+# make check runs 10^4 and 36.  35 minutes on two cores.
 stress:
 	scripts/kunit.sh --stress
