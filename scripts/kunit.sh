@@ -94,7 +94,8 @@ if ! grep -q FLUSHPOL-INSMOD-OK "$out/ktap.log"; then
 fi
 
 rc=0
-python3 "$src/tools/testing/kunit/kunit.py" parse "$out/ktap.log" || rc=$?
+python3 "$src/tools/testing/kunit/kunit.py" parse "$out/ktap.log" |
+	tee "$out/parse.log" || rc=$?
 for s in "${suites[@]}"; do
 	grep -qE "^ *ok [0-9]+ $s\$" "$out/ktap.log" ||
 		{ log "FAIL: suite $s missing or not ok"; rc=1; }
@@ -114,5 +115,12 @@ fi
 grep -oE '(fp-stress-total|fp-lifetime|fp-fault|fp-stress: seed).*' \
 	"$out/ktap.log" > "$out/reliability.txt" || true
 cat "$out/reliability.txt" >&2
+# One plain closing line, from the parser's count: "N passed, N failed".
+summary=$(grep 'Testing complete\. Ran' "$out/parse.log" | tail -n 1 || true)
+count() { sed -n "s/.* $1: \([0-9]*\).*/\1/p" <<<"$summary"; }
+if [ -n "$summary" ]; then
+	failed=$(( $(count failed || true) + $(count crashed || true) + 0 ))
+	echo "kunit: $(count passed) passed, $failed failed"
+fi
 [ $rc = 0 ] && log "PASS: ${#suites[@]} suites" || log "FAIL"
 exit $rc
