@@ -7,6 +7,8 @@
 #ifndef _FP_COUNTS_H
 #define _FP_COUNTS_H
 
+#include <linux/sizes.h>
+
 #include "fp_rig.h"
 
 struct fpt_count_case {
@@ -19,7 +21,16 @@ struct fpt_count_case {
 	unsigned long b_lost;	/* leaf entries of a second buffer lost */
 };
 
+/* Buffer A is the size under test; B, 2 MiB of 4K pages, stays mapped. */
+#define FPT_IOVA_A	SZ_1G
+#define FPT_IOVA_B	(3UL * SZ_1G)
+#define FPT_SIZE_B	SZ_2M
+
 const void *fpt_count_params(const void *prev, char *desc);
+unsigned long fpt_seed_warm(struct kunit *test, struct fpt_rig *rig,
+			    size_t size, size_t pgsize);
+unsigned long fpt_seed_check(struct kunit *test, struct fpt_rig *rig,
+			     unsigned long b_before);
 void fpt_count_run(struct kunit *test, const struct fpt_count_case *c,
 		   const struct fpt_backend *be);
 

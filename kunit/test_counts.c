@@ -14,10 +14,6 @@
 
 #include "fp_counts.h"
 
-#define FPT_IOVA_A	SZ_1G
-#define FPT_IOVA_B	(3UL * SZ_1G)
-#define FPT_SIZE_B	SZ_2M
-
 #define C(p, r, sz, pg, v, rg, cx, sy, bl)				\
 	{ .policy = p, .range = r, .size = sz, .pgsize = pg, .va = v,	\
 	  .rng = rg, .ctx = cx, .syncs = sy, .b_lost = bl }
@@ -99,6 +95,51 @@ const void *fpt_count_params(const void *prev, char *desc)
 }
 
 /**
+ * fpt_seed_warm() - map buffers A and B and warm every entry of both
+ * @test: the test
+ * @rig: the rig
+ * @size: A's length
+ * @pgsize: how A is mapped
+ *
+ * Return: B's cached leaf entries, all of its pages.
+ */
+unsigned long fpt_seed_warm(struct kunit *test, struct fpt_rig *rig,
+			    size_t size, size_t pgsize)
+{
+	unsigned long b_before;
+
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_A, size, pgsize), 0);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_B, FPT_SIZE_B, SZ_4K), 0);
+	fpm_access_range(&rig->mc, FPT_IOVA_A, size);
+	fpm_access_range(&rig->mc, FPT_IOVA_B, FPT_SIZE_B);
+	b_before = fpm_cached_leaves(&rig->mc, FPT_IOVA_B, FPT_SIZE_B);
+	KUNIT_ASSERT_EQ(test, b_before, FPT_SIZE_B / SZ_4K);
+	return b_before;
+}
+
+/**
+ * fpt_seed_check() - after A's unmap: nothing stale, A gone, B translates
+ * @test: the test
+ * @rig: the rig
+ * @b_before: what fpt_seed_warm() returned
+ *
+ * Return: B's leaf entries the unmap threw away.
+ */
+unsigned long fpt_seed_check(struct kunit *test, struct fpt_rig *rig,
+			     unsigned long b_before)
+{
+	unsigned long b_lost;
+
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
+	KUNIT_EXPECT_EQ(test, rig->mc.n.freed_refs, 0);
+	b_lost = b_before - fpm_cached_leaves(&rig->mc, FPT_IOVA_B, FPT_SIZE_B);
+	KUNIT_EXPECT_FALSE(test, fpm_access(&rig->mc, FPT_IOVA_A));
+	KUNIT_EXPECT_TRUE(test, fpm_access(&rig->mc, FPT_IOVA_B));
+	KUNIT_EXPECT_EQ(test, rig->mc.n.stale_hits, 0);
+	return b_lost;
+}
+
+/**
  * fpt_count_run() - unmap one case's buffer and check what it cost
  * @test: the test
  * @c: the case
@@ -123,12 +164,7 @@ void fpt_count_run(struct kunit *test, const struct fpt_count_case *c,
 	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, rig, &rc, NULL, 1), 0);
 	ctx = rig->ctx;
 
-	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_A, c->size, c->pgsize), 0);
-	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_B, FPT_SIZE_B, SZ_4K), 0);
-	fpm_access_range(&rig->mc, FPT_IOVA_A, c->size);
-	fpm_access_range(&rig->mc, FPT_IOVA_B, FPT_SIZE_B);
-	b_before = fpm_cached_leaves(&rig->mc, FPT_IOVA_B, FPT_SIZE_B);
-	KUNIT_ASSERT_EQ(test, b_before, FPT_SIZE_B / SZ_4K);
+	b_before = fpt_seed_warm(test, rig, c->size, c->pgsize);
 	fp_context_reset_stats(ctx);
 	rig->smmu->cmds = 0;
 	rig->smmu->syncs = 0;
@@ -150,15 +186,8 @@ void fpt_count_run(struct kunit *test, const struct fpt_count_case *c,
 	KUNIT_EXPECT_EQ(test, rig->smmu->cmds, c->va + c->rng + c->ctx);
 	KUNIT_EXPECT_EQ(test, rig->smmu->syncs, c->syncs);
 
-	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
-	KUNIT_EXPECT_EQ(test, rig->mc.n.freed_refs, 0);
-	b_lost = b_before - fpm_cached_leaves(&rig->mc, FPT_IOVA_B, FPT_SIZE_B);
+	b_lost = fpt_seed_check(test, rig, b_before);
 	KUNIT_EXPECT_EQ(test, b_lost, c->b_lost);
-
-	/* A is gone for the device, B still translates. */
-	KUNIT_EXPECT_FALSE(test, fpm_access(&rig->mc, FPT_IOVA_A));
-	KUNIT_EXPECT_TRUE(test, fpm_access(&rig->mc, FPT_IOVA_B));
-	KUNIT_EXPECT_EQ(test, rig->mc.n.stale_hits, 0);
 
 	kunit_info(test,
 		   "fp-count: backend=%s%s policy=%s size=%zu pgsize=%zu walks=%lu leaves=%lu va=%llu range=%llu asid=%llu syncs=%llu collateral=%lu b_lost=%lu stale=%lu\n",

@@ -13,11 +13,8 @@
 #include <linux/sizes.h>
 #include <linux/string.h>
 
+#include "fp_counts.h"
 #include "fp_smmuv2_fake.h"
-
-#define FPT_IOVA_A	SZ_1G
-#define FPT_IOVA_B	(3UL * SZ_1G)
-#define FPT_SIZE_B	SZ_2M
 
 static struct fpt_rig *fpt_v2_rig(struct kunit *test, enum io_pgtable_fmt fmt,
 				  unsigned long granule, const char *policy,
@@ -238,11 +235,7 @@ void fpt_v2_count_run(struct kunit *test, const struct fpt_v2_count_case *c,
 	ctx = rig->ctx;
 	fake = fpt_v2_fake_of(rig);
 
-	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_A, c->size, c->pgsize), 0);
-	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_B, FPT_SIZE_B, SZ_4K), 0);
-	fpm_access_range(&rig->mc, FPT_IOVA_A, c->size);
-	fpm_access_range(&rig->mc, FPT_IOVA_B, FPT_SIZE_B);
-	b_before = fpm_cached_leaves(&rig->mc, FPT_IOVA_B, FPT_SIZE_B);
+	b_before = fpt_seed_warm(test, rig, c->size, c->pgsize);
 	fp_context_reset_stats(ctx);
 	fpt_v2_fake_reset(fake);
 
@@ -265,13 +258,8 @@ void fpt_v2_count_run(struct kunit *test, const struct fpt_v2_count_case *c,
 			c->tlbiasid);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_SYNCS), c->tlbsync);
 
-	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
-	KUNIT_EXPECT_EQ(test, rig->mc.n.freed_refs, 0);
-	b_lost = b_before - fpm_cached_leaves(&rig->mc, FPT_IOVA_B, FPT_SIZE_B);
+	b_lost = fpt_seed_check(test, rig, b_before);
 	KUNIT_EXPECT_EQ(test, b_lost, c->b_lost);
-	KUNIT_EXPECT_FALSE(test, fpm_access(&rig->mc, FPT_IOVA_A));
-	KUNIT_EXPECT_TRUE(test, fpm_access(&rig->mc, FPT_IOVA_B));
-	KUNIT_EXPECT_EQ(test, rig->mc.n.stale_hits, 0);
 
 	writes = fake->n[FPT_V2_TLBIVA] + fake->n[FPT_V2_TLBIVAL] +
 		 fake->n[FPT_V2_TLBIASID] + fake->n[FPT_V2_TLBSYNC];
