@@ -29,9 +29,11 @@ FP_DEB_PACKAGES=(
 )
 
 # How to install non-interactively: no questions, keep config files, no
-# Recommends.  Nothing here needs them, and the 6.12 headers depend on the
+# Recommends; wait for another apt (a parallel run) rather than fail.
+# Nothing here needs them, and the 6.12 headers depend on the
 # 6.12 image, which recommends apparmor.
 FP_APT_INSTALL=(apt-get install -y -q --no-install-recommends
+		-o DPkg::Lock::Timeout=900
 		-o Dpkg::Options::=--force-confdef
 		-o Dpkg::Options::=--force-confold)
 
@@ -51,7 +53,8 @@ fp_apt_install()
 
 	echo "deps: installing ${missing[*]}" >&2
 	if [ -z "${FP_APT_UPDATED:-}" ]; then
-		DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+		DEBIAN_FRONTEND=noninteractive apt-get update -q \
+			-o DPkg::Lock::Timeout=900 </dev/null
 		FP_APT_UPDATED=1
 	fi
 	DEBIAN_FRONTEND=noninteractive "${FP_APT_INSTALL[@]}" "${missing[@]}" \

@@ -21,6 +21,10 @@ out=$cache/uml-$key
 log() { echo "uml-kernel: $*" >&2; }
 
 mkdir -p "$cache"
+# One builder at a time: parallel runs (developers' worktrees, make bench
+# beside make check) share the cache and would build into the same tree.
+exec 9>"$cache/.uml-kernel.lock"
+flock 9
 if [ ! -f "$src/Makefile" ]; then
 	log "extracting $tarball"
 	rm -rf "$src"

@@ -28,6 +28,11 @@ kver=${FLUSHPOL_ARM64_KVER:-${FP_KVER_612%-amd64}-arm64}
 abi=${kver%-arm64}			# e.g. 6.12.117+deb12
 dir=${FLUSHPOL_CACHE:-/var/cache/flushpol}/arm64/$kver
 
+# Parallel runs share the cache: one of them prepares, the others wait.
+mkdir -p "${dir%/*}"
+exec 9>"${dir%/*}/.prepare.lock"
+flock 9
+
 # First, so that the apt-get update fp_apt_install may run fetches the
 # arm64 package lists too.
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
