@@ -12,14 +12,8 @@
 #include <linux/list.h>
 #include <linux/ratelimit.h>
 
+#include "cmdq.h"
 #include "smmuv3.h"
-
-struct smmuv3_queue {
-	__le64 *base;
-	dma_addr_t dma;
-	unsigned int shift;	/* log2 of the number of entries */
-	u32 prod, cons;		/* index and wrap bit, as the registers */
-};
 
 /**
  * struct smmuv3_device - one SMMU
@@ -29,11 +23,7 @@ struct smmuv3_queue {
  * @ril: IDR3.RIL, unless the force_no_ril parameter is set
  * @coherent: the SMMU's table walks snoop CPU caches
  * @oas: output address size, in bits
- * @cmdq_lock: serialises the command queue
- * @cmdq: the command queue
- * @unpublished: commands written but PROD not yet moved past them
- * @cmdq_dropped: a command found the queue full past the drain's bound
- *	and was dropped; the next sync invalidates everything first
+ * @cmdq: the command queue, with its locks
  * @evtq: the event queue
  * @strtab: linear stream table
  * @strtab_dma: its bus address
@@ -49,10 +39,7 @@ struct smmuv3_device {
 	bool ril;
 	bool coherent;
 	unsigned int oas;
-	spinlock_t cmdq_lock;		/* cmdq, unpublished */
-	struct smmuv3_queue cmdq;
-	unsigned int unpublished;
-	bool cmdq_dropped;
+	struct smmuv3_cmdq cmdq;
 	struct smmuv3_queue evtq;
 	__le64 *strtab;
 	dma_addr_t strtab_dma;
