@@ -3,9 +3,9 @@
  * flushpol_faults: an SMMU whose syncs never complete.
  *
  * In the model, a wedged SMMU fails every sync at once; in the SMMUv3
- * backend's own command queue code (backends/smmuv3/cmdq.c, compiled in
- * here), against registers in memory that no SMMU advances, a sync gives
- * up after its 1 s bound.  Either way the error must reach flushpol's
+ * backend's own command queue code (backends/smmuv3/cmdq.c), in front of
+ * a fake SMMU that stops consuming (fp_smmuv3_fake.c), a sync gives up
+ * after its bound, counted in back-off steps.  Either way the error must reach flushpol's
  * statistics, be logged rate-limited (scripts/kunit.sh counts the lines
  * against the "fp-fault:" totals printed here), mislead no later coverage
  * decision, and leave the context working once the hardware does.
@@ -13,16 +13,12 @@
  * QEMU's SMMUv3 model cannot be wedged (it has no fault injection), so
  * this is as close to the real queue as the tests get.
  */
-#include "../backends/smmuv3/cmdq.c"
-#undef pr_fmt
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
-#include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/ktime.h>
 #include <linux/sizes.h>
 
 #include "fp_rig.h"
+#include "fp_smmuv3_fake.h"
 
 #define FPT_IOVA	SZ_1G
 
@@ -95,87 +91,13 @@ static void model_sync_failures_counted_and_recovered(struct kunit *test)
 			timeouts);
 }
 
-/*
- * A fake SMMUv3 for the real command queue code: registers and queue in
- * memory, and nothing else runs while the queue polls (UML has one CPU, and
- * the poll holds a spinlock).  So, healthy, it answers at once by having
- * moved CMDQ_CONS in advance to where the driver's PROD will be (the test
- * knows how many commands that is); wedged, it never moves it.
- */
-struct fpt_wedge {
-	struct smmuv3_device smmu;	/* first: the queue's priv */
-	bool wedged;
-};
-
-static void fpt_wedge_consume(struct fpt_wedge *w, unsigned int extra)
-{
-	struct smmuv3_queue *q = &w->smmu.cmdq;
-	u32 cons = q->prod;
-
-	while (extra--)
-		cons = q_inc(q, cons);
-	writel(cons, w->smmu.base + SMMUV3_CMDQ_CONS);
-}
-
-/* The SMMU caught up with everything published, and the driver saw it. */
-static void fpt_wedge_resume(struct fpt_wedge *w)
-{
-	w->wedged = false;
-	fpt_wedge_consume(w, 0);
-	w->smmu.cmdq.cons = w->smmu.cmdq.prod;
-}
-
-static void fpt_wedge_submit(void *priv, const u64 *cmds, unsigned int n)
-{
-	struct fpt_wedge *w = priv;
-
-	if (!w->wedged)
-		fpt_wedge_consume(w, 0);
-	smmuv3_cmdq_ops.submit(priv, cmds, n);
-}
-
-static int fpt_wedge_sync(void *priv)
-{
-	struct fpt_wedge *w = priv;
-
-	/* The CMD_SYNC, after the recovery commands if any are due. */
-	if (!w->wedged)
-		fpt_wedge_consume(w, 1 + (w->smmu.cmdq_dropped ? 2 : 0));
-	return smmuv3_cmdq_ops.sync(priv);
-}
-
-static const struct smmuv3_cmdq_ops fpt_wedge_cmdq = {
-	.submit	= fpt_wedge_submit,
-	.sync	= fpt_wedge_sync,
-};
-
-static struct fpt_wedge *fpt_wedge_new(struct kunit *test,
-				       unsigned int shift)
-{
-	struct fpt_wedge *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
-	struct smmuv3_device *smmu;
-
-	KUNIT_ASSERT_NOT_NULL(test, w);
-	smmu = &w->smmu;
-	smmu->dev = kunit_device_register(test, "fp-wedged-smmuv3");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(smmu->dev));
-	smmu->base = (void __force __iomem *)kunit_kzalloc(test, SZ_128K,
-							   GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, (void __force *)smmu->base);
-	smmu->cmdq.shift = shift;
-	smmu->cmdq.base = kunit_kcalloc(test, BIT(shift) * CMD_DWORDS,
-					sizeof(__le64), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, smmu->cmdq.base);
-	spin_lock_init(&smmu->cmdq_lock);
-	return w;
-}
-
-static struct fpt_wedge *fpt_wedge_of_rig;
+static struct fpt_v3_fake *fpt_fake_of_rig;
 
 static void fpt_wedge_setup(struct fpt_rig *rig)
 {
+	fpt_fake_of_rig = fpt_v3_fake_new(rig->test, rig->smmu, 8, 64);
 	rig->backend.v3 = (struct smmuv3_flush) {
-		.cmdq = &fpt_wedge_cmdq, .q = fpt_wedge_of_rig,
+		.cmdq = &smmuv3_cmdq_ops, .q = &fpt_fake_of_rig->smmu,
 		.asid = rig->mc.asid, .tg = 12,
 	};
 }
@@ -187,7 +109,8 @@ static const struct fpt_backend fpt_wedge_backend = {
 
 /*
  * Through a context: a sync the SMMU never completes returns -ETIMEDOUT
- * after the queue's bound, is counted, and the next one works.
+ * after exactly the queue's bound of back-off steps, is counted, and the
+ * next one works once the SMMU does.
  */
 static void smmuv3_wedged_sync_gives_up_in_bound(struct kunit *test)
 {
@@ -195,49 +118,44 @@ static void smmuv3_wedged_sync_gives_up_in_bound(struct kunit *test)
 		.fmt = ARM_64_LPAE_S1, .backend = &fpt_wedge_backend,
 	};
 	struct fpt_rig *rig = kunit_kzalloc(test, sizeof(*rig), GFP_KERNEL);
-	struct fpt_wedge *w = fpt_wedge_new(test, 8);
-	u64 start, ms;
+	struct fpt_v3_fake *f;
 
 	KUNIT_ASSERT_NOT_NULL(test, rig);
-	fpt_wedge_of_rig = w;
 	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, rig, &rc, NULL, 1), 0);
+	f = fpt_fake_of_rig;
 	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_64K, SZ_4K), 0);
+	fpm_access_range(&rig->mc, FPT_IOVA, SZ_64K);
 	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_4K, false), SZ_4K);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_SYNC_TIMEOUTS),
 			0);
+	KUNIT_EXPECT_EQ(test, f->delays, 0);
 
-	w->wedged = true;
-	start = ktime_get_ns();
+	fpt_v3_fake_set(f, 0);
 	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA + SZ_4K, SZ_4K, false),
 			SZ_4K);
-	ms = fpt_ms_since(start);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_SYNC_TIMEOUTS),
 			1);
-	/*
-	 * 10^6 polls with udelay(1) between them: about 1 s, less where
-	 * udelay() is coarse (0.85 s on UML), more on a busy host.
-	 */
-	KUNIT_EXPECT_GE(test, ms, 500);
-	KUNIT_EXPECT_LT(test, ms, 30000);
-	kunit_info(test, "fp-fault: smmuv3: wedged sync gave up after %llu ms\n",
-		   ms);
+	KUNIT_EXPECT_EQ(test, f->delays, f->smmu.cmdq.timeout_us);
+	kunit_info(test, "fp-fault: smmuv3: wedged sync gave up after %lu steps\n",
+		   f->delays);
 	fpt_injected++;
 
 	/* The SMMU comes back and consumes what it had. */
-	fpt_wedge_resume(w);
+	fpt_v3_fake_set(f, 64);
 	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA + SZ_8K, SZ_4K, false),
 			SZ_4K);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_SYNC_TIMEOUTS),
 			1);
-	KUNIT_EXPECT_EQ(test, w->smmu.cmdq.prod, w->smmu.cmdq.cons);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
 }
 
-static void fpt_va_cmd(struct fpt_wedge *w, unsigned long iova)
+static void fpt_va_cmd(struct fpt_v3_fake *f, unsigned long iova)
 {
 	u64 cmd[CMD_DWORDS];
 
 	smmuv3_cmd_tlbi_nh_va(cmd, 1, iova, true);
-	fpt_wedge_cmdq.submit(w, cmd, 1);
+	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
 }
 
 /*
@@ -248,43 +166,49 @@ static void fpt_va_cmd(struct fpt_wedge *w, unsigned long iova)
  */
 static void smmuv3_full_wedged_queue_overwrites_nothing(struct kunit *test)
 {
-	struct fpt_wedge *w = fpt_wedge_new(test, 4);
-	struct smmuv3_queue *q = &w->smmu.cmdq;
-	unsigned int i, n = BIT(q->shift);
-	u64 first[CMD_DWORDS], sync[CMD_DWORDS];
-	u32 prod;
+	struct fpt_rig_cfg rc = { .fmt = ARM_64_LPAE_S1 };
+	struct fpt_rig *rig = kunit_kzalloc(test, sizeof(*rig), GFP_KERNEL);
+	struct fpt_v3_fake *f;
+	struct smmuv3_cmdq *cmdq;
+	unsigned int i, n;
+	u64 first, prod;
 
-	w->wedged = true;
+	/* A rig only for its model, torn down after the fake. */
+	KUNIT_ASSERT_NOT_NULL(test, rig);
+	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, rig, &rc, NULL, 1), 0);
+	f = fpt_v3_fake_new(test, rig->smmu, 4, 0);
+	cmdq = &f->smmu.cmdq;
+	n = BIT(cmdq->q.shift);
 	for (i = 0; i < n; i++)
-		fpt_va_cmd(w, FPT_IOVA + i * SZ_4K);
-	memcpy(first, q->base, sizeof(first));
-	prod = q->prod;
+		fpt_va_cmd(f, FPT_IOVA + i * SZ_4K);
+	first = fpt_v3_fake_slot(f, 0);
+	prod = cmdq->prod;
+	KUNIT_EXPECT_EQ(test, f->delays, 0);
 
 	/* One too many: the queue waits its bound, then drops it. */
-	fpt_va_cmd(w, FPT_IOVA + n * SZ_4K);
+	fpt_va_cmd(f, FPT_IOVA + n * SZ_4K);
 	fpt_injected++;
-	KUNIT_EXPECT_EQ(test, memcmp(first, q->base, sizeof(first)), 0);
-	KUNIT_EXPECT_EQ(test, q->prod, prod);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, 0), first);
+	KUNIT_EXPECT_EQ(test, cmdq->prod, prod);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 1);
+	KUNIT_EXPECT_EQ(test, f->delays, cmdq->timeout_us);
 
 	/* The SMMU resumes; the sync first invalidates all it may have missed. */
-	fpt_wedge_resume(w);
-	prod = q->prod;
-	KUNIT_EXPECT_EQ(test, fpt_wedge_cmdq.sync(w), 0);
-	KUNIT_EXPECT_EQ(test, le64_to_cpu(q->base[q_idx(q, prod) * CMD_DWORDS]) &
-			0xff, CMD_OP_CFGI_ALL);
-	prod = q_inc(q, prod);
-	KUNIT_EXPECT_EQ(test, le64_to_cpu(q->base[q_idx(q, prod) * CMD_DWORDS]) &
-			0xff, CMD_OP_TLBI_NSNH_ALL);
-	prod = q_inc(q, prod);
-	smmuv3_cmd_sync(sync);
-	KUNIT_EXPECT_EQ(test, le64_to_cpu(q->base[q_idx(q, prod) * CMD_DWORDS]),
-			sync[0]);
-	KUNIT_EXPECT_FALSE(test, w->smmu.cmdq_dropped);
+	fpt_v3_fake_set(f, 64);
+	KUNIT_EXPECT_EQ(test, smmuv3_cmdq_ops.sync(&f->smmu), 0);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, prod) & 0xff,
+			CMD_OP_CFGI_ALL);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, prod + 1) & 0xff,
+			CMD_OP_TLBI_NSNH_ALL);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, prod + 2) & 0xff,
+			CMD_OP_SYNC);
+	KUNIT_EXPECT_EQ(test, f->tlbi, n + 1);
+	KUNIT_EXPECT_FALSE(test, cmdq->recover);
 
 	/* And from then on, plain syncs again. */
-	prod = q->prod;
-	KUNIT_EXPECT_EQ(test, fpt_wedge_cmdq.sync(w), 0);
-	KUNIT_EXPECT_EQ(test, q->prod, q_inc(q, prod));
+	prod = cmdq->prod;
+	KUNIT_EXPECT_EQ(test, smmuv3_cmdq_ops.sync(&f->smmu), 0);
+	KUNIT_EXPECT_EQ(test, cmdq->prod, prod + 1);
 }
 
 static void fpt_faults_exit(struct kunit_suite *suite)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * flushpol_smmuv3: the shipped SMMUv3 primitives, their commands decoded
- * field by field as the architecture lays them out (IHI 0070, CMD_TLBI_*)
- * and applied to the TLB model.  A command with a field in the wrong place
+ * flushpol_smmuv3: the shipped SMMUv3 primitives and command queue, their
+ * commands read from the ring by a fake SMMU, decoded field by field as the
+ * architecture lays them out (IHI 0070, CMD_TLBI_*) and applied to the TLB
+ * model up to each CMD_SYNC consumed.  A command with a field in the wrong place
  * invalidates the wrong thing, and the model then reports it stale.
  */
 #include <kunit/test.h>
@@ -10,81 +11,28 @@
 #include <linux/string.h>
 
 #include "fp_counts.h"
+#include "fp_smmuv3_fake.h"
 
-/* The command queue the primitives see: a decoder in front of the model. */
-struct fpt_v3_queue {
-	struct fpt_rig *rig;
-	unsigned long va, range, asid, all, syncs, bad;
-};
+/*
+ * The primitives' queue is the shipped one (cmdq.c) in front of a fake
+ * SMMU whose consumer lags, three commands per poll, and applies what it
+ * consumes to the model.  256 entries: the large cases wrap the ring many
+ * times and publish at every half queue.
+ */
+#define FPT_V3_SHIFT	8
+#define FPT_V3_PER_POLL	3
 
-/* Decoded with plain shifts, not the backend's own field macros. */
-static void fpt_v3_decode(struct fpt_v3_queue *vq, const u64 *cmd)
-{
-	struct fpm_cmd m = { .asid = cmd[0] >> 48, .leaf = cmd[1] & 1 };
-	unsigned int op = cmd[0] & 0xff, tg = (cmd[1] >> 10) & 3;
-	unsigned int num = (cmd[0] >> 12) & 0x1f, scale = (cmd[0] >> 20) & 0x1f;
-
-	switch (op) {
-	case 0x12:	/* CMD_TLBI_NH_VA */
-		m.addr = cmd[1] & ~0xfffULL;
-		if (!tg) {
-			m.kind = FPM_CMD_VA;
-			vq->va++;
-		} else {
-			m.kind = FPM_CMD_RANGE;
-			m.size = (u64)(num + 1) << (scale + 10 + 2 * tg);
-			vq->range++;
-			/* TG must be the table's granule: 4K here. */
-			if (tg != 1)
-				vq->bad++;
-		}
-		break;
-	case 0x11:	/* CMD_TLBI_NH_ASID */
-		m.kind = FPM_CMD_ASID;
-		vq->asid++;
-		break;
-	case 0x10:	/* CMD_TLBI_NH_ALL */
-		m.kind = FPM_CMD_ALL;
-		vq->all++;
-		break;
-	default:
-		vq->bad++;
-		return;
-	}
-	fpm_issue(vq->rig->smmu, &m);
-}
-
-static void fpt_v3_submit(void *q, const u64 *cmds, unsigned int n)
-{
-	while (n--) {
-		fpt_v3_decode(q, cmds);
-		cmds += CMD_DWORDS;
-	}
-}
-
-static int fpt_v3_sync(void *q)
-{
-	struct fpt_v3_queue *vq = q;
-
-	vq->syncs++;
-	return fpm_sync(vq->rig->smmu);
-}
-
-static const struct smmuv3_cmdq_ops fpt_v3_cmdq = {
-	.submit = fpt_v3_submit,
-	.sync = fpt_v3_sync,
-};
+static struct fpt_v3_fake *fpt_v3_last;
 
 static void fpt_v3_setup(struct fpt_rig *rig, bool ril)
 {
-	struct fpt_v3_queue *vq = kunit_kzalloc(rig->test, sizeof(*vq),
-						GFP_KERNEL);
+	struct fpt_v3_fake *f = fpt_v3_fake_new(rig->test, rig->smmu,
+						FPT_V3_SHIFT, FPT_V3_PER_POLL);
 
-	KUNIT_ASSERT_NOT_NULL(rig->test, vq);
-	vq->rig = rig;
+	fpt_v3_last = f;
 	rig->backend.v3 = (struct smmuv3_flush) {
-		.cmdq = &fpt_v3_cmdq, .q = vq, .asid = rig->mc.asid, .tg = 12,
-		.ril = ril,
+		.cmdq = &smmuv3_cmdq_ops, .q = &f->smmu, .asid = rig->mc.asid,
+		.tg = 12, .ril = ril,
 	};
 }
 
@@ -96,6 +44,18 @@ static void fpt_v3_setup_ril(struct fpt_rig *rig)
 static void fpt_v3_setup_no_ril(struct fpt_rig *rig)
 {
 	fpt_v3_setup(rig, false);
+}
+
+/* The queue lost nothing, and the fake read every field where it belongs. */
+static void fpt_v3_check_queue(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_v3_last;
+
+	KUNIT_EXPECT_EQ(test, f->bad, 0);
+	KUNIT_EXPECT_EQ(test, f->refused, 0);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.nlost, 0);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
+	KUNIT_EXPECT_EQ(test, f->consumed, f->smmu.cmdq.prod);
 }
 
 static const struct fpt_backend fpt_v3 = {
@@ -114,6 +74,7 @@ static void smmuv3_unmap_counts_match_model(struct kunit *test)
 	const struct fpt_count_case *c = test->param_value;
 
 	fpt_count_run(test, c, c->range ? &fpt_v3_ril : &fpt_v3);
+	fpt_v3_check_queue(test);
 }
 
 /*
@@ -135,6 +96,7 @@ static const void *fpt_v3_va_asid_params(const void *prev, char *desc)
 static void smmuv3_ril_va_asid_cost_as_without(struct kunit *test)
 {
 	fpt_count_run(test, test->param_value, &fpt_v3_ril);
+	fpt_v3_check_queue(test);
 }
 
 static void tlbi_nh_va_fields(struct kunit *test)

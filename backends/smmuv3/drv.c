@@ -118,25 +118,6 @@ static irqreturn_t smmuv3_evtq_thread(int irq, void *dev)
 	return IRQ_HANDLED;
 }
 
-static irqreturn_t smmuv3_gerror_irq(int irq, void *dev)
-{
-	struct smmuv3_device *smmu = dev;
-	u32 gerror = readl_relaxed(smmu->base + SMMUV3_GERROR);
-	u32 active = (gerror ^ readl_relaxed(smmu->base + SMMUV3_GERRORN)) &
-		     GERROR_ERR_MASK;
-
-	if (!active)
-		return IRQ_NONE;
-	/* A refused command is dealt with by whoever waits on the queue. */
-	if (active & ~GERROR_CMDQ_ERR) {
-		dev_err_ratelimited(smmu->dev, "global error %#x\n", active);
-		writel(gerror & ~GERROR_CMDQ_ERR &
-		       (readl_relaxed(smmu->base + SMMUV3_GERRORN) ^ active),
-		       smmu->base + SMMUV3_GERRORN);
-	}
-	return IRQ_HANDLED;
-}
-
 static int smmuv3_setup_irqs(struct smmuv3_device *smmu,
 			     struct platform_device *pdev)
 {
@@ -191,7 +172,7 @@ static int smmuv3_reset(struct smmuv3_device *smmu,
 	writel_relaxed(smmuv3_strtab_base_cfg(smmu),
 		       smmu->base + SMMUV3_STRTAB_BASE_CFG);
 
-	lo_hi_writeq_relaxed(smmuv3_q_base(&smmu->cmdq),
+	lo_hi_writeq_relaxed(smmuv3_q_base(&smmu->cmdq.q),
 			     smmu->base + SMMUV3_CMDQ_BASE);
 	writel_relaxed(0, smmu->base + SMMUV3_CMDQ_PROD);
 	writel_relaxed(0, smmu->base + SMMUV3_CMDQ_CONS);
@@ -306,7 +287,6 @@ static int smmuv3_probe(struct platform_device *pdev)
 	if (!smmu)
 		return -ENOMEM;
 	smmu->dev = dev;
-	spin_lock_init(&smmu->cmdq_lock);
 	mutex_init(&smmu->ste_lock);
 	ida_init(&smmu->asids);
 
@@ -321,8 +301,7 @@ static int smmuv3_probe(struct platform_device *pdev)
 	ret = smmuv3_probe_idrs(smmu);
 	if (ret)
 		return ret;
-	ret = smmuv3_alloc_queue(smmu, &smmu->cmdq, SMMUV3_CMDQ_SHIFT,
-				 CMD_DWORDS);
+	ret = smmuv3_cmdq_init(&smmu->cmdq, dev, smmu->base, SMMUV3_CMDQ_SHIFT);
 	if (!ret)
 		ret = smmuv3_alloc_queue(smmu, &smmu->evtq, SMMUV3_EVTQ_SHIFT,
 					 EVT_DWORDS);

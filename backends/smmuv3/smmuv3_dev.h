@@ -14,14 +14,8 @@
 #include <linux/sizes.h>
 #include <linux/xarray.h>
 
+#include "cmdq.h"
 #include "smmuv3.h"
-
-struct smmuv3_queue {
-	__le64 *base;
-	dma_addr_t dma;
-	unsigned int shift;	/* log2 of the number of entries */
-	u32 prod, cons;		/* index and wrap bit, as the registers */
-};
 
 /* Stage 1 with a 4K granule: input addresses, and the page sizes. */
 #define SMMUV3_IAS		48
@@ -56,11 +50,7 @@ struct smmuv3_strtab {
  * @ril: IDR3.RIL
  * @coherent: the SMMU's table walks snoop CPU caches
  * @oas: output address size, in bits
- * @cmdq_lock: serialises the command queue
- * @cmdq: the command queue
- * @unpublished: commands written but PROD not yet moved past them
- * @cmdq_dropped: a command found the queue full past the drain's bound
- *	and was dropped; the next sync invalidates everything first
+ * @cmdq: the command queue, with its locks
  * @evtq: the event queue
  * @strtab: the stream table
  * @ste_lock: serialises stream table updates
@@ -77,10 +67,7 @@ struct smmuv3_device {
 	bool ril;
 	bool coherent;
 	unsigned int oas;
-	spinlock_t cmdq_lock;		/* cmdq, unpublished */
-	struct smmuv3_queue cmdq;
-	unsigned int unpublished;
-	bool cmdq_dropped;
+	struct smmuv3_cmdq cmdq;
 	struct smmuv3_queue evtq;
 	struct smmuv3_strtab strtab;
 	struct mutex ste_lock;		/* strtab */

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The fake SMMUv3 behind the shipped command queue: see fp_smmuv3_fake.h.
+ * Commands are decoded with plain shifts, not the backend's field macros,
+ * so a field in the wrong place reaches the model as the wrong command.
+ */
+#include "../backends/smmuv3/cmdq.c"
+#undef pr_fmt
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/device.h>
+#include <linux/sizes.h>
+
+#include "fp_smmuv3_fake.h"
+
+static struct fpt_v3_fake *to_fake(struct smmuv3_cmdq *cmdq)
+{
+	return container_of(cmdq, struct fpt_v3_fake, smmu.cmdq);
+}
+
+static u32 fpt_v3_mask(struct fpt_v3_fake *f)
+{
+	return BIT(f->smmu.cmdq.q.shift + 1) - 1;
+}
+
+/* The command at @reg (index and wrap), as the SMMU reads it. */
+static void fpt_v3_read_cmd(struct fpt_v3_fake *f, u32 reg, u64 *cmd)
+{
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	__le64 *slot = &cmdq->q.base[(reg & (BIT(cmdq->q.shift) - 1)) *
+				     CMD_DWORDS];
+
+	cmd[0] = le64_to_cpu(READ_ONCE(slot[0]));
+	cmd[1] = le64_to_cpu(READ_ONCE(slot[1]));
+}
+
+/*
+ * Apply one TLBI to the model, scoped as IHI 0070 scopes it.  Returns
+ * false for what this SMMU refuses (an opcode it does not know).
+ */
+static bool fpt_v3_apply(struct fpt_v3_fake *f, const u64 *cmd)
+{
+	unsigned int op = cmd[0] & 0xff, tg = (cmd[1] >> 10) & 3;
+	unsigned int num = (cmd[0] >> 12) & 0x1f, scale = (cmd[0] >> 20) & 0x1f;
+	struct fpm_cmd m = {
+		.asid = cmd[0] >> 48, .vmid = (cmd[0] >> 32) & 0xffff,
+		.leaf = cmd[1] & 1,
+	};
+
+	switch (op) {
+	case 0x12:	/* CMD_TLBI_NH_VA */
+		m.addr = cmd[1] & ~0xfffULL;
+		if (!tg) {
+			m.kind = FPM_CMD_VA;
+		} else {
+			m.kind = FPM_CMD_RANGE;
+			m.size = (u64)(num + 1) << (scale + 10 + 2 * tg);
+			/* TG must be the table's granule: 4K here. */
+			if (tg != 1)
+				f->bad++;
+		}
+		break;
+	case 0x11:	/* CMD_TLBI_NH_ASID */
+		m.kind = FPM_CMD_ASID;
+		break;
+	case 0x10:	/* CMD_TLBI_NH_ALL: stage 1, every ASID of one VMID */
+		m.kind = FPM_CMD_VMID;
+		break;
+	case 0x28:	/* CMD_TLBI_S12_VMALL */
+		m.kind = FPM_CMD_VMID;
+		break;
+	case 0x2a:	/* CMD_TLBI_S2_IPA */
+		m.kind = FPM_CMD_IPA;
+		m.addr = cmd[1] & GENMASK_ULL(51, 12);
+		break;
+	case 0x30:	/* CMD_TLBI_NSNH_ALL */
+		m.kind = FPM_CMD_ALL;
+		break;
+	default:
+		return false;
+	}
+	/* Stage-1 contexts here have no VMID. */
+	if (m.vmid && op != 0x28 && op != 0x2a)
+		f->bad++;
+	fpm_issue(f->model, &m);
+	f->tlbi++;
+	return true;
+}
+
+/* Consume the command at CMDQ_CONS; false if refused. */
+static bool fpt_v3_consume_one(struct fpt_v3_fake *f)
+{
+	unsigned int op;
+	u64 cmd[CMD_DWORDS];
+
+	fpt_v3_read_cmd(f, f->cons, cmd);
+	op = cmd[0] & 0xff;
+	switch (op) {
+	case 0x46:	/* CMD_SYNC: what came before it completes */
+		fpm_sync(f->model);
+		f->syncs++;
+		break;
+	case 0x03:	/* CMD_CFGI_STE */
+	case 0x04:	/* CMD_CFGI_ALL */
+		f->cfgi++;
+		break;
+	default:
+		if (op >= 0x10 && op <= 0x30 && f->refuse_tlbi) {
+			f->refuse_tlbi--;
+			return false;
+		}
+		if (!fpt_v3_apply(f, cmd))
+			return false;
+	}
+	f->consumed++;
+	f->cons = (f->cons + 1) & fpt_v3_mask(f);
+	return true;
+}
+
+/* One poll's worth of progress: at most per_poll commands. */
+static void fpt_v3_advance(struct fpt_v3_fake *f)
+{
+	unsigned int n;
+
+	for (n = 0; n < f->per_poll && !f->halted && f->cons != f->prod; n++) {
+		if (!fpt_v3_consume_one(f)) {
+			f->halted = true;
+			f->halted_reads = 0;
+			f->cerror = FPT_CERROR_ILL;
+			f->gerror ^= GERROR_CMDQ_ERR;
+			f->refused++;
+		}
+	}
+}
+
+static u32 fpt_v3_read_reg(struct smmuv3_cmdq *cmdq, unsigned int off)
+{
+	struct fpt_v3_fake *f = to_fake(cmdq);
+	unsigned long flags;
+	u32 val = 0;
+
+	spin_lock_irqsave(&f->lock, flags);
+	switch (off) {
+	case SMMUV3_CMDQ_CONS:
+		f->reads++;
+		if (f->halted && ++f->halted_reads > FPT_V3_LIVELOCK) {
+			f->livelock = true;
+			f->gerror ^= (f->gerror ^ f->gerrorn) & GERROR_CMDQ_ERR;
+			f->halted = false;
+		}
+		fpt_v3_advance(f);
+		val = f->cons | FIELD_PREP(CMDQ_CONS_ERR,
+					   f->halted ? f->cerror : 0);
+		break;
+	case SMMUV3_CMDQ_PROD:
+		val = f->prod;
+		break;
+	case SMMUV3_GERROR:
+		val = f->gerror;
+		break;
+	case SMMUV3_GERRORN:
+		val = f->gerrorn;
+		break;
+	}
+	spin_unlock_irqrestore(&f->lock, flags);
+	return val;
+}
+
+static void fpt_v3_write_reg(struct smmuv3_cmdq *cmdq, unsigned int off,
+			     u32 val)
+{
+	struct fpt_v3_fake *f = to_fake(cmdq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&f->lock, flags);
+	switch (off) {
+	case SMMUV3_CMDQ_PROD:
+		f->prod = val & fpt_v3_mask(f);
+		break;
+	case SMMUV3_GERRORN:
+		f->gerrorn = val;
+		/* Acknowledged: the queue runs again from CMDQ_CONS. */
+		if (f->halted && !((f->gerror ^ val) & GERROR_CMDQ_ERR))
+			f->halted = false;
+		break;
+	}
+	spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/* A step of back-off: counted, not slept, so a bound costs no time. */
+static void fpt_v3_delay(struct smmuv3_cmdq *cmdq)
+{
+	struct fpt_v3_fake *f = to_fake(cmdq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&f->lock, flags);
+	f->delays++;
+	spin_unlock_irqrestore(&f->lock, flags);
+}
+
+static const struct smmuv3_cmdq_impl fpt_v3_impl = {
+	.read_reg	= fpt_v3_read_reg,
+	.write_reg	= fpt_v3_write_reg,
+	.delay		= fpt_v3_delay,
+};
+
+/**
+ * fpt_v3_fake_new() - a fake SMMU with the shipped queue in front of it
+ * @test: owns everything allocated
+ * @model: where the commands take effect
+ * @shift: log2 of the queue's entries
+ * @per_poll: commands consumed per CMDQ_CONS read; 0: wedged
+ *
+ * The queue's bound is 1000 steps, counted in &fpt_v3_fake.delays.
+ *
+ * Return: the fake; the test is aborted if it cannot be allocated.
+ */
+struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,
+				    struct fpm_smmu *model, unsigned int shift,
+				    unsigned int per_poll)
+{
+	struct fpt_v3_fake *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	struct device *dev;
+	__le64 *ring;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	dev = kunit_device_register(test, "fp-fake-smmuv3");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
+	ring = kunit_kcalloc(test, BIT(shift) * CMD_DWORDS, sizeof(*ring),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ring);
+	f->smmu.dev = dev;
+	smmuv3_cmdq_init_ring(&f->smmu.cmdq, dev, NULL, ring, 0, shift);
+	f->smmu.cmdq.impl = &fpt_v3_impl;
+	f->smmu.cmdq.timeout_us = 1000;
+	f->model = model;
+	f->per_poll = per_poll;
+	spin_lock_init(&f->lock);
+	return f;
+}
+
+/* Consume @per_poll commands per CMDQ_CONS read from now on; 0 wedges. */
+void fpt_v3_fake_set(struct fpt_v3_fake *f, unsigned int per_poll)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&f->lock, flags);
+	f->per_poll = per_poll;
+	spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/* Refuse the next @n TLBI commands the consumer reaches (CERROR_ILL). */
+void fpt_v3_fake_refuse_tlbi(struct fpt_v3_fake *f, unsigned int n)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&f->lock, flags);
+	f->refuse_tlbi = n;
+	spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/* Another global error happens: its GERROR bits toggle. */
+void fpt_v3_fake_raise_gerror(struct fpt_v3_fake *f, u32 bits)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&f->lock, flags);
+	f->gerror ^= bits;
+	spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/* GERROR bits not yet acknowledged. */
+u32 fpt_v3_fake_active_gerror(struct fpt_v3_fake *f)
+{
+	unsigned long flags;
+	u32 active;
+
+	spin_lock_irqsave(&f->lock, flags);
+	active = f->gerror ^ f->gerrorn;
+	spin_unlock_irqrestore(&f->lock, flags);
+	return active;
+}
+
+/* Double word 0 of the command at @reg (index and wrap). */
+u64 fpt_v3_fake_slot(struct fpt_v3_fake *f, u32 reg)
+{
+	u64 cmd[CMD_DWORDS];
+
+	fpt_v3_read_cmd(f, reg, cmd);
+	return cmd[0];
+}

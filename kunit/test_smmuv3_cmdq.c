@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flushpol_smmuv3_cmdq: the shipped SMMUv3 command queue (cmdq.c) against
+ * a fake SMMU (fp_smmuv3_fake.c) that lags, refuses commands, raises other
+ * global errors and wedges: errors acknowledged by the GERROR/GERRORN
+ * toggle protocol, refused commands failing the sync that covers them, a
+ * wedged SMMU costing one bound, and several threads sharing the queue.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/sizes.h>
+
+#include "fp_rig.h"
+#include "fp_smmuv3_fake.h"
+
+#define FPT_IOVA	SZ_1G
+/* GERROR.EVENTQ_ABT_ERR: a global error the queue does not handle. */
+#define FPT_GERROR_EVTQ_ABT	BIT(2)
+
+static void fpt_model_destroy(void *model)
+{
+	fpm_smmu_destroy(model);
+}
+
+/* A model for several contexts, torn down after everything using it. */
+static struct fpm_smmu *fpt_cmdq_model(struct kunit *test)
+{
+	struct fpm_smmu *model = kunit_kzalloc(test, sizeof(*model),
+					       GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, model);
+	KUNIT_ASSERT_EQ(test, fpm_smmu_init(model), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpt_model_destroy,
+							model), 0);
+	return model;
+}
+
+static struct fpt_v3_fake *fpt_cmdq_fake(struct kunit *test,
+					 unsigned int shift,
+					 unsigned int per_poll)
+{
+	return fpt_v3_fake_new(test, fpt_cmdq_model(test), shift, per_poll);
+}
+
+static void fpt_cmdq_tlbi(struct fpt_v3_fake *f, unsigned int n)
+{
+	u64 cmd[CMD_DWORDS];
+
+	while (n--) {
+		smmuv3_cmd_tlbi_nh_va(cmd, 1, FPT_IOVA + n * SZ_4K, true);
+		smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
+	}
+}
+
+static int fpt_cmdq_sync(struct fpt_v3_fake *f)
+{
+	return smmuv3_cmdq_ops.sync(&f->smmu);
+}
+
+/*
+ * A refused TLBI is replaced and acknowledged, and the sync that covers it
+ * fails: flushpol must count it and never take it for coverage.  The next
+ * sync invalidates everything first, and succeeds.
+ */
+static void refused_tlbi_fails_covering_sync(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 2);
+
+	fpt_v3_fake_refuse_tlbi(f, 1);
+	fpt_cmdq_tlbi(f, 3);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -EIO);
+	KUNIT_EXPECT_EQ(test, f->refused, 1);
+	KUNIT_EXPECT_EQ(test, f->tlbi, 2);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_active_gerror(f), 0);
+	KUNIT_EXPECT_FALSE(test, f->halted);
+
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
+	KUNIT_EXPECT_EQ(test, f->tlbi, 3);	/* and TLBI_NSNH_ALL */
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
+}
+
+/*
+ * GERROR bits toggle: after one acknowledged CMDQ error, the second must
+ * toggle GERRORN back, or the queue stays halted for good.
+ */
+static void second_cmdq_error_acknowledged(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 4);
+
+	fpt_v3_fake_refuse_tlbi(f, 1);
+	fpt_cmdq_tlbi(f, 2);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -EIO);
+
+	/* Two in a row in one batch: GERROR toggles twice more. */
+	fpt_v3_fake_refuse_tlbi(f, 2);
+	fpt_cmdq_tlbi(f, 4);
+	KUNIT_EXPECT_NE(test, fpt_cmdq_sync(f), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, f->refused, 3);
+	KUNIT_EXPECT_FALSE(test, f->livelock);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_active_gerror(f), 0);
+	KUNIT_EXPECT_FALSE(test, f->halted);
+	KUNIT_EXPECT_EQ(test, f->delays, 0);
+
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
+}
+
+/*
+ * The GERROR interrupt acknowledges exactly what it handled: after an
+ * acknowledged CMDQ error, another global error must not make CMDQ_ERR
+ * look active again, or the next wait would replace a live TLBI at
+ * CMDQ_CONS with a CMD_SYNC and report success.
+ */
+static void gerror_irq_leaves_cmdq_err_acknowledged(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 1);
+
+	fpt_v3_fake_refuse_tlbi(f, 1);
+	fpt_cmdq_tlbi(f, 1);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -EIO);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+
+	fpt_v3_fake_raise_gerror(f, FPT_GERROR_EVTQ_ABT);
+	KUNIT_EXPECT_EQ(test, smmuv3_gerror_irq(0, &f->smmu), IRQ_HANDLED);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_active_gerror(f), 0);
+	KUNIT_EXPECT_EQ(test, smmuv3_gerror_irq(0, &f->smmu), IRQ_NONE);
+
+	fpt_cmdq_tlbi(f, 4);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->refused, 1);
+	/* 1 refused, then TLBI_NSNH_ALL, then these 4: none replaced. */
+	KUNIT_EXPECT_EQ(test, f->tlbi, 5);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.nlost, 1);
+}
+
+/*
+ * A wedged SMMU and a full queue: a 32-command batch costs one bound, not
+ * one per command, and once a command was dropped with CMDQ_CONS still,
+ * the next batch drops at once.  Nothing unread is overwritten.
+ */
+static void wedged_full_queue_batch_waits_one_bound(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 4, 0);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	u64 first, prod;
+
+	fpt_cmdq_tlbi(f, BIT(cmdq->q.shift));
+	first = fpt_v3_fake_slot(f, 0);
+	prod = cmdq->prod;
+
+	fpt_cmdq_tlbi(f, 32);
+	KUNIT_EXPECT_EQ(test, f->delays, cmdq->timeout_us);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 32);
+	KUNIT_EXPECT_EQ(test, cmdq->prod, prod);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, 0), first);
+
+	fpt_cmdq_tlbi(f, 32);
+	KUNIT_EXPECT_EQ(test, f->delays, cmdq->timeout_us);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 64);
+
+	/* A sync cannot even be queued: it fails at once, too. */
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, f->delays, cmdq->timeout_us);
+
+	/* The SMMU resumes: everything lost is made up for, then synced. */
+	fpt_v3_fake_set(f, 8);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
+	KUNIT_EXPECT_EQ(test, f->tlbi, BIT(cmdq->q.shift) + 1);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
+}
+
+/* Several threads, each unmapping its own context through one queue. */
+#define FPT_THREADS	4
+#define FPT_ROUNDS	48
+
+struct fpt_cmdq_thread {
+	struct fpt_rig *rig;
+	struct completion done;
+	unsigned long stale, bad_unmaps, timeouts;
+};
+
+static struct fpt_v3_fake *fpt_shared_fake;
+
+static void fpt_shared_setup(struct fpt_rig *rig)
+{
+	rig->backend.v3 = (struct smmuv3_flush) {
+		.cmdq = &smmuv3_cmdq_ops, .q = &fpt_shared_fake->smmu,
+		.asid = rig->mc.asid, .tg = 12,
+	};
+}
+
+static const struct fpt_backend fpt_shared_backend = {
+	.name = "smmuv3", .ops = &smmuv3_hw_ops, .setup = fpt_shared_setup,
+	.default_policy = "va",
+};
+
+static int fpt_cmdq_thread_fn(void *data)
+{
+	struct fpt_cmdq_thread *t = data;
+	struct fpt_rig *rig = t->rig;
+	unsigned int i;
+
+	for (i = 0; i < FPT_ROUNDS; i++) {
+		unsigned long iova = FPT_IOVA + (i % 8) * SZ_2M;
+
+		if (fpt_map(rig, iova, SZ_64K, SZ_4K)) {
+			t->bad_unmaps++;
+			break;
+		}
+		fpm_access_range(&rig->mc, iova, SZ_64K);
+		if (fpt_unmap(rig, iova, SZ_64K, false) != SZ_64K)
+			t->bad_unmaps++;
+		/* This thread's sync completed all it issued. */
+		t->stale += fpm_stale_entries(&rig->mc);
+		cond_resched();
+	}
+	t->timeouts = fp_context_stat(rig->ctx, FP_STAT_SYNC_TIMEOUTS);
+	complete(&t->done);
+	return 0;
+}
+
+/*
+ * UML has one CPU but preempts: the threads interleave inside the queue,
+ * while the fake consumes two commands per poll.  Each sync completes
+ * everything its thread issued before it, whoever published it.
+ */
+static void threads_share_queue_each_sync_completes_own(struct kunit *test)
+{
+	struct fpt_rig_cfg rc = {
+		.fmt = ARM_64_LPAE_S1, .backend = &fpt_shared_backend,
+	};
+	struct fpt_cmdq_thread *t = kunit_kcalloc(test, FPT_THREADS,
+						  sizeof(*t), GFP_KERNEL);
+	struct task_struct *task;
+	struct fpm_smmu *model;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	model = fpt_cmdq_model(test);
+	fpt_shared_fake = fpt_v3_fake_new(test, model, 5, 2);
+	for (i = 0; i < FPT_THREADS; i++) {
+		t[i].rig = kunit_kzalloc(test, sizeof(*t[i].rig), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, t[i].rig);
+		KUNIT_ASSERT_EQ(test, fpt_rig_init(test, t[i].rig, &rc, model,
+						   10 + i), 0);
+		init_completion(&t[i].done);
+	}
+	for (i = 0; i < FPT_THREADS; i++) {
+		task = kthread_run(fpt_cmdq_thread_fn, &t[i], "fp-cmdq-%u", i);
+		if (IS_ERR(task)) {
+			t[i].bad_unmaps = 1;
+			complete(&t[i].done);
+		}
+	}
+	for (i = 0; i < FPT_THREADS; i++) {
+		wait_for_completion(&t[i].done);
+		KUNIT_EXPECT_EQ(test, t[i].bad_unmaps, 0);
+		KUNIT_EXPECT_EQ(test, t[i].stale, 0);
+		KUNIT_EXPECT_EQ(test, t[i].timeouts, 0);
+		KUNIT_EXPECT_EQ(test, t[i].rig->mc.n.stale_hits, 0);
+	}
+	KUNIT_EXPECT_EQ(test, fpt_shared_fake->smmu.cmdq.nlost, 0);
+	KUNIT_EXPECT_EQ(test, fpt_shared_fake->bad, 0);
+	KUNIT_EXPECT_EQ(test, fpt_shared_fake->syncs,
+			FPT_THREADS * FPT_ROUNDS);
+}
+
+static struct kunit_case fpt_cmdq_cases[] = {
+	KUNIT_CASE(refused_tlbi_fails_covering_sync),
+	KUNIT_CASE(second_cmdq_error_acknowledged),
+	KUNIT_CASE(gerror_irq_leaves_cmdq_err_acknowledged),
+	KUNIT_CASE(wedged_full_queue_batch_waits_one_bound),
+	KUNIT_CASE(threads_share_queue_each_sync_completes_own),
+	{}
+};
+
+static struct kunit_suite fpt_cmdq_suite = {
+	.name = "flushpol_smmuv3_cmdq",
+	.test_cases = fpt_cmdq_cases,
+};
+
+kunit_test_suite(fpt_cmdq_suite);
