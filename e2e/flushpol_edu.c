@@ -263,7 +263,7 @@ static int edu_domains(struct edu *edu, unsigned int n)
 	if (!doms)
 		return -ENOMEM;
 	iommu_detach_device(edu->dom, dev);
-	for (i = 0; i < n && !ret; i++) {
+	for (i = 0; i < n; i++) {
 		doms[i] = iommu_paging_domain_alloc(dev);
 		if (IS_ERR(doms[i])) {
 			ret = PTR_ERR(doms[i]);
@@ -271,12 +271,13 @@ static int edu_domains(struct edu *edu, unsigned int n)
 			break;
 		}
 		ret = iommu_attach_device(doms[i], dev);
-		if (!ret)
-			iommu_detach_device(doms[i], dev);
+		if (ret)
+			break;
+		iommu_detach_device(doms[i], dev);
 	}
 	pr_info("fp-e2e: domains %u of %u attached, last %s: %d\n", i, n,
 		i ? smmuv3_iommu_ctx_name(doms[i - 1]) : "none", ret);
-	while (i--)
+	for (i = 0; i < n; i++)
 		if (doms[i])
 			iommu_domain_free(doms[i]);
 	kfree(doms);
