@@ -20,6 +20,8 @@
 #   GUEST_APPEND  more kernel command line
 #   GUEST_IN_TREE_SMMU=1  leave the SMMU to the in-tree arm-smmu-v3 driver
 #                 (no initcall_blacklist): make bench's upstream reference
+#   GUEST_ROOT_EXTRA  a directory laid over the guest's root (e.g. the
+#                 fio tree of fio-root.sh)
 #   FLUSHPOL_QEMU_OUT  output directory (default build/qemu); the console
 #                 goes to its run/NAME/console.log, NAME the script's.
 set -euo pipefail
@@ -50,6 +52,7 @@ console=$run/console.log
 rm -rf "$run"
 mkdir -p "$run/root"/{bin,dev,proc,sys,tmp}
 cp -a "$sysroot/." "$run/root/"
+[ -z "${GUEST_ROOT_EXTRA:-}" ] || cp -a "$GUEST_ROOT_EXTRA/." "$run/root/"
 cp "$BUSYBOX" "$run/root/bin/busybox"
 cp "$script" "$run/root/guest.sh"
 chmod 755 "$run/root/guest.sh"
