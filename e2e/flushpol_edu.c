@@ -2,8 +2,12 @@
 /*
  * End-to-end test and unmap benchmark on QEMU's virt,iommu=smmuv3 machine.
  *
- * Binds QEMU's "edu" PCI device, puts its stream behind a flushpol SMMUv3
- * domain, and has it DMA through IOVAs this module maps.  QEMU's SMMUv3
+ * Binds QEMU's "edu" PCI device, gives it a paging domain of its own through
+ * the IOMMU API (driver_managed_dma: the DMA API's default domain is set
+ * aside), as flushpol_edu_upstream does with the in-tree driver, and has it
+ * DMA through IOVAs this module maps with iommu_map() and unmaps with
+ * iommu_unmap(): the same path as any IOMMU-API user, through
+ * flushpol_smmuv3's unmap_pages and iotlb_sync.  QEMU's SMMUv3
  * model caches translations in its own IOTLB, so an invalidation that is
  * missing or not synced shows up as the device reading the old page.
  *
@@ -13,6 +17,8 @@
  *   bench SIZE REPS   time REPS unmaps of SIZE of 4K pages (no DMA)
  *   fault             DMA from an IOVA never mapped: must fault
  *   mark N            a marker in QEMU's command trace
+ * and /sys/bus/pci/drivers/flushpol_edu/context names the domain's context
+ * under /sys/kernel/flushpol/contexts/.
  * Results are printed as "fp-e2e:" and "fp-bench:" lines; a failed check
  * makes the write fail with -EIO.
  *
@@ -22,6 +28,7 @@
 
 #include <linux/delay.h>
 #include <linux/io.h>
+#include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/sizes.h>
@@ -50,7 +57,8 @@
 struct edu {
 	struct pci_dev *pdev;
 	void __iomem *regs;
-	struct smmuv3_domain *dom;
+	struct iommu_domain *dom;
+	struct fp_context *ctx;
 	struct page *a, *b, *sentinel, *readback;
 	struct mutex lock;	/* one command at a time */
 };
@@ -94,22 +102,32 @@ static int edu_peek(struct edu *edu, unsigned long iova, u8 *seen)
 }
 
 /*
- * Map @size at IOVA_TEST as 4K pages, every page backed by the same
- * physical page: the device only needs to tell A from B.
+ * Map @size at @iova as 4K pages, one iommu_map() each, as scattered pages
+ * of a scatter-gather list would be (a single call would use 2 MiB blocks,
+ * and there would be no tables to free).  Page @i goes to @pa + @i * @step:
+ * a step of 0 backs every page with the same page.
  */
-static int edu_map_all(struct edu *edu, size_t size, struct page *page)
+static int edu_map_pages(struct edu *edu, unsigned long iova, phys_addr_t pa,
+			 size_t step, size_t size)
 {
-	phys_addr_t pa = page_to_phys(page);
 	unsigned long off;
 	int ret;
 
 	for (off = 0; off < size; off += SZ_4K) {
-		ret = smmuv3_map(edu->dom, IOVA_TEST + off, pa, SZ_4K, SZ_4K,
-				 IOMMU_READ | IOMMU_WRITE);
-		if (ret)
+		ret = iommu_map(edu->dom, iova + off, pa + off / SZ_4K * step,
+				SZ_4K, IOMMU_READ | IOMMU_WRITE, GFP_KERNEL);
+		if (ret) {
+			iommu_unmap(edu->dom, iova, off);
 			return ret;
+		}
 	}
 	return 0;
+}
+
+/* The device only needs to tell A from B: one page backs them all. */
+static int edu_map_all(struct edu *edu, size_t size, struct page *page)
+{
+	return edu_map_pages(edu, IOVA_TEST, page_to_phys(page), 0, size);
 }
 
 static u64 edu_cmds(struct fp_context *ctx)
@@ -128,7 +146,7 @@ static unsigned long edu_sample(size_t size, int i)
 
 static int edu_check(struct edu *edu, size_t size)
 {
-	struct fp_context *ctx = smmuv3_domain_ctx(edu->dom);
+	struct fp_context *ctx = edu->ctx;
 	u64 cmds = edu_cmds(ctx), syncs = fp_context_stat(ctx, FP_STAT_SYNCS);
 	int i, ret, stale = 0, faults = 0;
 	u8 seen;
@@ -141,12 +159,12 @@ static int edu_check(struct edu *edu, size_t size)
 		if (ret || seen != 0xaa) {
 			pr_err("check %zu: before unmap the device read %#x\n",
 			       size, seen);
-			smmuv3_unmap(edu->dom, IOVA_TEST, size);
+			iommu_unmap(edu->dom, IOVA_TEST, size);
 			return ret ?: -EIO;
 		}
 	}
 
-	if (smmuv3_unmap(edu->dom, IOVA_TEST, size) != size)
+	if (iommu_unmap(edu->dom, IOVA_TEST, size) != size)
 		return -EIO;
 	ret = edu_map_all(edu, size, edu->b);
 	if (ret)
@@ -159,7 +177,7 @@ static int edu_check(struct edu *edu, size_t size)
 		stale += seen == 0xaa;
 		faults += seen != 0xaa && seen != 0xbb;
 	}
-	smmuv3_unmap(edu->dom, IOVA_TEST, size);
+	iommu_unmap(edu->dom, IOVA_TEST, size);
 
 	pr_info("fp-e2e: check size=%zu stale=%d faults=%d cmds=%llu syncs=%llu\n",
 		size, stale, faults, edu_cmds(ctx) - cmds,
@@ -184,12 +202,11 @@ static int edu_map_unmap(struct edu *edu, size_t size, u64 *ns)
 	int ret;
 
 	/* Identity-mapped: the benchmark never lets the device DMA. */
-	ret = smmuv3_map(edu->dom, IOVA_TEST, IOVA_TEST, size, SZ_4K,
-			 IOMMU_READ | IOMMU_WRITE);
+	ret = edu_map_pages(edu, IOVA_TEST, IOVA_TEST, SZ_4K, size);
 	if (ret)
 		return ret;
 	t0 = ktime_get_ns();
-	if (smmuv3_unmap(edu->dom, IOVA_TEST, size) != size)
+	if (iommu_unmap(edu->dom, IOVA_TEST, size) != size)
 		return -EIO;
 	*ns = ktime_get_ns() - t0;
 	return 0;
@@ -197,7 +214,7 @@ static int edu_map_unmap(struct edu *edu, size_t size, u64 *ns)
 
 static int edu_bench(struct edu *edu, size_t size, unsigned int reps)
 {
-	struct fp_context *ctx = smmuv3_domain_ctx(edu->dom);
+	struct fp_context *ctx = edu->ctx;
 	u64 cmds, syncs, *ns;
 	unsigned int i;
 	int ret;
@@ -257,7 +274,7 @@ static ssize_t run_store(struct device_driver *drv, const char *buf,
 	} else if (!strcmp(cmd, "fault")) {
 		ret = edu_fault(edu);
 	} else if (!strcmp(cmd, "mark")) {
-		ret = smmuv3_mark(edu->dom->smmu, a);
+		ret = smmuv3_iommu_mark(edu->dom, a);
 	} else {
 		ret = -EINVAL;
 	}
@@ -267,8 +284,19 @@ static ssize_t run_store(struct device_driver *drv, const char *buf,
 
 static DRIVER_ATTR_WO(run);
 
+static ssize_t context_show(struct device_driver *drv, char *buf)
+{
+	struct edu *edu = the_edu;
+
+	return edu ? sysfs_emit(buf, "%s\n", smmuv3_iommu_ctx_name(edu->dom)) :
+		     -ENODEV;
+}
+
+static DRIVER_ATTR_RO(context);
+
 static struct attribute *edu_drv_attrs[] = {
 	&driver_attr_run.attr,
+	&driver_attr_context.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(edu_drv);
@@ -284,12 +312,9 @@ static struct page *edu_page(u8 fill)
 
 static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
-	struct smmuv3_device *smmu = smmuv3_find(NULL);
 	struct edu *edu;
 	int ret;
 
-	if (!smmu)
-		return -EPROBE_DEFER;
 	edu = devm_kzalloc(&pdev->dev, sizeof(*edu), GFP_KERNEL);
 	if (!edu)
 		return -ENOMEM;
@@ -313,28 +338,40 @@ static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_pages;
 	}
 
-	edu->dom = smmuv3_domain_alloc(smmu, pci_dev_id(pdev), false);
+	edu->dom = iommu_paging_domain_alloc(&pdev->dev);
 	if (IS_ERR(edu->dom)) {
-		ret = PTR_ERR(edu->dom);
+		ret = dev_err_probe(&pdev->dev, PTR_ERR(edu->dom),
+				    "no paging domain (is flushpol_smmuv3 loaded?)\n");
 		goto err_pages;
 	}
-	ret = smmuv3_map(edu->dom, IOVA_SENTINEL, page_to_phys(edu->sentinel),
-			 SZ_4K, SZ_4K, IOMMU_READ);
-	if (!ret)
-		ret = smmuv3_map(edu->dom, IOVA_READBACK,
-				 page_to_phys(edu->readback), SZ_4K, SZ_4K,
-				 IOMMU_READ | IOMMU_WRITE);
+	ret = iommu_attach_device(edu->dom, &pdev->dev);
 	if (ret)
-		goto err_dom;
+		goto err_free;
+	edu->ctx = smmuv3_iommu_ctx(edu->dom);
+	if (!edu->ctx) {
+		ret = dev_err_probe(&pdev->dev, -ENODEV,
+				    "not behind flushpol_smmuv3\n");
+		goto err_detach;
+	}
+	ret = iommu_map(edu->dom, IOVA_SENTINEL, page_to_phys(edu->sentinel),
+			SZ_4K, IOMMU_READ, GFP_KERNEL);
+	if (!ret)
+		ret = iommu_map(edu->dom, IOVA_READBACK,
+				page_to_phys(edu->readback), SZ_4K,
+				IOMMU_READ | IOMMU_WRITE, GFP_KERNEL);
+	if (ret)
+		goto err_detach;
 
 	pci_set_drvdata(pdev, edu);
 	the_edu = edu;
-	dev_info(&pdev->dev, "stream %#x behind %s\n", pci_dev_id(pdev),
-		 smmu->name);
+	dev_info(&pdev->dev, "in a paging domain of its own: %s\n",
+		 smmuv3_iommu_ctx_name(edu->dom));
 	return 0;
 
-err_dom:
-	smmuv3_domain_free(edu->dom);
+err_detach:
+	iommu_detach_device(edu->dom, &pdev->dev);
+err_free:
+	iommu_domain_free(edu->dom);
 err_pages:
 	__free_page(edu->a);
 	__free_page(edu->b);
@@ -348,7 +385,8 @@ static void edu_remove(struct pci_dev *pdev)
 	struct edu *edu = pci_get_drvdata(pdev);
 
 	the_edu = NULL;
-	smmuv3_domain_free(edu->dom);
+	iommu_detach_device(edu->dom, &pdev->dev);
+	iommu_domain_free(edu->dom);
 	__free_page(edu->a);
 	__free_page(edu->b);
 	__free_page(edu->sentinel);
@@ -393,6 +431,8 @@ static struct pci_driver edu_driver = {
 	.probe		= edu_probe,
 	.remove		= edu_remove,
 	.groups		= edu_drv_groups,
+	/* The device DMAs through our domain, not the DMA API's. */
+	.driver_managed_dma = true,
 };
 
 static int __init edu_init(void)

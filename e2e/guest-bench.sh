@@ -12,30 +12,22 @@
 # of them alike.
 set -eu
 
-run=/sys/bus/pci/drivers/flushpol_edu/run
+drv=/sys/bus/pci/drivers/flushpol_edu
+run=$drv/run
 reps=${FP_BENCH_REPS:-25}
 rounds=${FP_BENCH_ROUNDS:-1}
-mkdir -p /sbin
-ln -sf /bin/busybox /sbin/modprobe
 
 # Through the kernel log, as the module's results are: on the console our
 # own stdout and printk may come out in either order.
 label() { echo "$*" > /dev/kmsg; }
 
 for ril in 1 0; do
-	if [ $ril = 1 ]; then
-		modprobe flushpol_smmuv3
-	else
-		modprobe flushpol_smmuv3 force_no_ril=1
-	fi
+	# /init loaded flushpol_smmuv3; the edu domain is made with RIL or
+	# without, as the parameter says at the time.
+	echo $((ril == 0)) > /sys/module/flushpol_smmuv3/parameters/force_no_ril
 	modprobe flushpol_edu
-	i=0
-	while ! ls -d /sys/kernel/flushpol/contexts/smmuv3.* >/dev/null 2>&1; do
-		i=$((i + 1))
-		[ $i -lt 300 ] || { echo "bench: edu never probed"; exit 1; }
-		sleep 0.1
-	done
-	ctx=$(ls -d /sys/kernel/flushpol/contexts/smmuv3.*)
+	[ -e $run ] || { echo "bench: edu never probed"; exit 1; }
+	ctx=/sys/kernel/flushpol/contexts/$(cat $drv/context)
 	policies="va asid threshold"
 	[ $ril = 1 ] && policies="va range asid threshold"
 	round=1
@@ -53,6 +45,5 @@ for ril in 1 0; do
 		round=$((round + 1))
 	done
 	rmmod flushpol_edu
-	rmmod flushpol_smmuv3
 done
 echo "bench: done"

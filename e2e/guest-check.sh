@@ -7,30 +7,31 @@
 # broken policy that must be caught, and policy switches under load.
 # Each check is preceded by a mark in the SMMU's command stream, so the
 # host can hold our statistics against QEMU's own trace.
+#
+# /init loaded flushpol_smmuv3 before any PCI driver (run-guest.sh); the
+# edu module gives its device a paging domain through the IOMMU API.  The
+# kernel autoloads a policy module through /sbin/modprobe the first time
+# its name is written: threshold is never loaded by hand here.
 set -eu
 
-run=/sys/bus/pci/drivers/flushpol_edu/run
+drv=/sys/bus/pci/drivers/flushpol_edu
+run=$drv/run
+param=/sys/module/flushpol_smmuv3/parameters/force_no_ril
 fail() { echo "e2e: FAIL: $*"; exit 1; }
 mark=0
 
-# The kernel autoloads a policy module through /sbin/modprobe the first
-# time its name is written: threshold is never loaded by hand here.
-mkdir -p /sbin
-ln -sf /bin/busybox /sbin/modprobe
+grep -q '^flushpol_smmuv3 ' /proc/modules || fail "/init did not load flushpol_smmuv3"
+[ -e /sys/class/iommu/smmuv3.0 ] || fail "no /sys/class/iommu/smmuv3.0"
 
+# load RIL: the edu module, its domain made with range invalidation
+# (RIL=1) or without.
 load()
 {
-	modprobe flushpol_smmuv3 "$@"
+	echo $(($1 == 0)) > $param
 	modprobe flushpol_edu
-	# PCI probes wait for an IOMMU driver that never comes (the in-tree
-	# one is off) until deferred_probe_timeout.
-	i=0
-	while [ ! -e $run ] || ! ls /sys/kernel/flushpol/contexts/smmuv3.* >/dev/null 2>&1; do
-		i=$((i + 1))
-		[ $i -lt 300 ] || fail "edu never probed"
-		sleep 0.1
-	done
-	ctx=$(ls -d /sys/kernel/flushpol/contexts/smmuv3.*-asid*)
+	[ -e $run ] || fail "edu never probed"
+	ctx=/sys/kernel/flushpol/contexts/$(cat $drv/context)
+	[ -d "$ctx" ] || fail "no $ctx"
 	echo "e2e: context $ctx: $(cat "$ctx/policy")"
 }
 
@@ -40,7 +41,7 @@ unload()
 	mark=$((mark + 1))
 	echo "mark $mark" > $run
 	rmmod flushpol_edu
-	rmmod flushpol_smmuv3
+	echo 0 > $param
 }
 
 # check POLICY SIZE: one map/DMA/unmap/remap/DMA round, marked.
@@ -54,7 +55,7 @@ check()
 }
 
 for ril in 1 0; do
-	if [ $ril = 1 ]; then load; else load force_no_ril=1; fi
+	load $ril
 	policies="va asid threshold"
 	[ $ril = 1 ] && policies="va range asid threshold"
 	for p in $policies; do
@@ -65,7 +66,7 @@ for ril in 1 0; do
 	unload
 done
 
-load
+load 1
 # The oracle must be able to fail: a policy that never syncs is caught.
 echo e2e_nosync > "$ctx/policy"
 mark=$((mark + 1))
@@ -116,5 +117,14 @@ echo fault > $run || fail "the device read memory through an unmapped IOVA"
 sleep 1
 dmesg | grep -q 'F_TRANSLATION' || fail "no translation fault was reported"
 echo "e2e: faults reported: $(dmesg | grep -c 'F_TRANSLATION')"
+# ...named by the device whose stream faulted.
+edu=$(basename "$(readlink -f $drv/0000:*)")
+dmesg | grep 'F_TRANSLATION' | grep -q "$edu" || fail "the fault report does not name $edu"
 unload
+
+# The IOMMU core holds the driver while devices are behind it.
+if rmmod flushpol_smmuv3 2>/dev/null; then
+	fail "flushpol_smmuv3 was removed under its devices"
+fi
+echo "e2e: rmmod flushpol_smmuv3 refused while devices are behind it"
 echo "e2e: PASS"

@@ -1,22 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Stage-1 domains: one stream behind an io-pgtable-arm page table, with a
- * context descriptor carrying its ASID, and a flushpol context deciding how
- * it is invalidated.  This is the init_context of the backend: where the
- * hardware's capabilities pick the default policy.
+ * Stage-1 paging domains: an io-pgtable-arm page table, a context
+ * descriptor carrying the domain's ASID that every attached stream shares,
+ * and a flushpol context deciding how the domain is invalidated.
+ * Finalising a domain is the init_context of the backend: where the
+ * hardware's capabilities and the domain's type (strict, or lazy behind
+ * the DMA flush queue) pick the default policy.
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
 #include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/sizes.h>
 
 #include "smmuv3_dev.h"
 
 /* A context's ASIDs start at 1: 0 is left to whatever ran before us. */
 #define SMMUV3_ASID_MIN	1
-#define SMMUV3_ASID_MAX	255
-/* Never a domain's: smmuv3_mark() uses these. */
-#define SMMUV3_ASID_MARK	0xf000
+
+bool force_no_ril;
+module_param(force_no_ril, bool, 0644);
+MODULE_PARM_DESC(force_no_ril,
+		 "Ignore IDR3.RIL in domains created from now on: invalidate by single address, as SMMUv3.0-3.1 must");
 
 static void smmuv3_make_cd(struct smmuv3_domain *dom)
 {
@@ -38,59 +44,45 @@ static void smmuv3_make_cd(struct smmuv3_domain *dom)
 		dom->cd[i] = cpu_to_le64(cd[i]);
 }
 
-static int smmuv3_attach(struct smmuv3_domain *dom)
+/**
+ * smmuv3_ste_s1() - the STE of a stream translated by @dom
+ * @dom: a finalised domain
+ * @ste: filled in
+ *
+ * Every stream attached points at the domain's one context descriptor.
+ */
+void smmuv3_ste_s1(const struct smmuv3_domain *dom, u64 *ste)
 {
-	struct smmuv3_device *smmu = dom->smmu;
-	u64 ste[STE_DWORDS] = {}, cmd[CMD_DWORDS];
-
+	memset(ste, 0, STE_DWORDS * sizeof(*ste));
 	ste[0] = STE_0_V | FIELD_PREP(STE_0_CFG, STE_0_CFG_S1_TRANS) |
 		 (dom->cd_dma & STE_0_S1CTXPTR);
 	ste[1] = FIELD_PREP(STE_1_S1CIR, STE_1_S1C_WBRA) |
 		 FIELD_PREP(STE_1_S1COR, STE_1_S1C_WBRA) |
 		 FIELD_PREP(STE_1_S1CSH, SMMUV3_SH_ISH) |
 		 FIELD_PREP(STE_1_SHCFG, STE_1_SHCFG_INCOMING);
-
-	mutex_lock(&smmu->ste_lock);
-	smmuv3_write_ste(smmu, dom->sid, ste);
-	mutex_unlock(&smmu->ste_lock);
-	smmuv3_cmd_cfgi_ste(cmd, dom->sid);
-	return smmuv3_cmdq_issue_sync(smmu, cmd, 1);
-}
-
-static void smmuv3_detach(struct smmuv3_domain *dom)
-{
-	struct smmuv3_device *smmu = dom->smmu;
-	u64 ste[STE_DWORDS] = {}, cmd[CMD_DWORDS];
-
-	ste[0] = STE_0_V | FIELD_PREP(STE_0_CFG, STE_0_CFG_BYPASS);
-	ste[1] = FIELD_PREP(STE_1_SHCFG, STE_1_SHCFG_INCOMING);
-	mutex_lock(&smmu->ste_lock);
-	smmuv3_write_ste(smmu, dom->sid, ste);
-	mutex_unlock(&smmu->ste_lock);
-	smmuv3_cmd_cfgi_ste(cmd, dom->sid);
-	smmuv3_cmdq_issue_sync(smmu, cmd, 1);
 }
 
 static int smmuv3_domain_init_pgtable(struct smmuv3_domain *dom, bool lazy)
 {
 	struct smmuv3_device *smmu = dom->smmu;
+	bool ril = dom->flush.ril;
 	/* RIL makes a range one command: no reason to over-invalidate. */
 	struct fp_context_cfg fc = {
 		.backend = "smmuv3",
 		.instance = smmu->name,
 		.owner = THIS_MODULE,
-		.ops = smmu->ril ? &smmuv3_hw_ops_ril : &smmuv3_hw_ops,
+		.ops = ril ? &smmuv3_hw_ops_ril : &smmuv3_hw_ops,
 		.id = dom->flush.asid,
 		.lazy = lazy,
 		.default_policy = lazy ? "nonstrict" :
-				  smmu->ril ? "range" : "threshold",
+				  ril ? "range" : "threshold",
 		.default_threshold = 128,
 		.priv = &dom->flush,
 	};
 
 	dom->cfg = (struct io_pgtable_cfg) {
 		.pgsize_bitmap	= SZ_4K | SZ_2M | SZ_1G,
-		.ias		= 48,
+		.ias		= SMMUV3_IAS,
 		.oas		= smmu->oas,
 		.coherent_walk	= smmu->coherent,
 		.iommu_dev	= smmu->dev,
@@ -108,163 +100,91 @@ static int smmuv3_domain_init_pgtable(struct smmuv3_domain *dom, bool lazy)
 }
 
 /**
- * smmuv3_domain_alloc() - translate a stream through a new page table
- * @smmu: the SMMU
- * @sid: the stream; from then on its DMA is translated, and faults
- *	where nothing is mapped
- * @lazy: non-strict: the caller batches unmaps and ends each batch with
- *	fp_flush_iotlb_all()
+ * smmuv3_domain_new() - a paging domain, not yet tied to an SMMU
  *
- * Return: the domain, or an ERR_PTR().
+ * Whether it is strict or lazy is only known once the IOMMU core has set
+ * its type: smmuv3_domain_finalise() at the first attach does the rest.
+ *
+ * Return: the domain, or NULL.
  */
-struct smmuv3_domain *smmuv3_domain_alloc(struct smmuv3_device *smmu, u32 sid,
-					  bool lazy)
+struct smmuv3_domain *smmuv3_domain_new(void)
 {
-	struct smmuv3_domain *dom;
+	struct smmuv3_domain *dom = kzalloc(sizeof(*dom), GFP_KERNEL);
+
+	if (!dom)
+		return NULL;
+	mutex_init(&dom->init_lock);
+	dom->domain.pgsize_bitmap = SMMUV3_PGSIZES;
+	dom->domain.geometry.aperture_end = BIT_ULL(SMMUV3_IAS) - 1;
+	dom->domain.geometry.force_aperture = true;
+	return dom;
+}
+
+/**
+ * smmuv3_domain_finalise() - an ASID, a page table and a flushpol context
+ * @dom: a domain from smmuv3_domain_new()
+ * @smmu: the SMMU of the first device attached
+ * @lazy: a DMA-FQ domain: the flush queue ends its unmaps with
+ *	flush_iotlb_all, so the context is non-strict
+ *
+ * Context: process context, under @dom->init_lock.
+ * Return: 0 or an error; @dom is unchanged on error.
+ */
+int smmuv3_domain_finalise(struct smmuv3_domain *dom,
+			   struct smmuv3_device *smmu, bool lazy)
+{
 	int asid, ret;
 
-	if (sid >= BIT(smmu->strtab_log2))
-		return ERR_PTR(-ERANGE);
-	dom = kzalloc(sizeof(*dom), GFP_KERNEL);
-	if (!dom)
-		return ERR_PTR(-ENOMEM);
-	dom->smmu = smmu;
-	dom->sid = sid;
-
-	asid = ida_alloc_range(&smmu->asids, SMMUV3_ASID_MIN, SMMUV3_ASID_MAX,
+	asid = ida_alloc_range(&smmu->asids, SMMUV3_ASID_MIN, smmu->asid_max,
 			       GFP_KERNEL);
-	if (asid < 0) {
-		ret = asid;
-		goto err_free;
-	}
+	if (asid < 0)
+		return asid;
 	dom->flush = (struct smmuv3_flush) {
 		.cmdq = &smmuv3_cmdq_ops, .q = smmu, .asid = asid, .tg = 12,
-		.ril = smmu->ril,
+		.ril = smmu->ril && !READ_ONCE(force_no_ril),
 	};
-
 	dom->cd = dma_alloc_coherent(smmu->dev, CD_DWORDS * sizeof(u64),
 				     &dom->cd_dma, GFP_KERNEL);
 	if (!dom->cd) {
 		ret = -ENOMEM;
 		goto err_asid;
 	}
+	/* dom->smmu is what the rest of the driver tests: set it last. */
+	dom->smmu = smmu;
 	ret = smmuv3_domain_init_pgtable(dom, lazy);
 	if (ret)
 		goto err_cd;
 	smmuv3_make_cd(dom);
-	ret = smmuv3_attach(dom);
-	if (ret)
-		goto err_pgtable;
-	return dom;
+	snprintf(dom->name, sizeof(dom->name), "%s-asid%u", smmu->name,
+		 dom->flush.asid);
+	return 0;
 
-err_pgtable:
-	smmuv3_detach(dom);
-	free_io_pgtable_ops(dom->ops);
-	fp_context_destroy(dom->ctx);
 err_cd:
+	dom->smmu = NULL;
 	dma_free_coherent(smmu->dev, CD_DWORDS * sizeof(u64), dom->cd,
 			  dom->cd_dma);
 err_asid:
 	ida_free(&smmu->asids, asid);
-err_free:
-	kfree(dom);
-	return ERR_PTR(ret);
+	return ret;
 }
-EXPORT_SYMBOL_GPL(smmuv3_domain_alloc);
 
 /**
- * smmuv3_domain_free() - put the stream back to bypass and free the domain
+ * smmuv3_domain_destroy() - free a domain no stream uses any more
  * @dom: the domain
+ *
+ * Freeing the page table flushes the whole context through flushpol.
  */
-void smmuv3_domain_free(struct smmuv3_domain *dom)
+void smmuv3_domain_destroy(struct smmuv3_domain *dom)
 {
 	struct smmuv3_device *smmu = dom->smmu;
 
-	smmuv3_detach(dom);
-	free_io_pgtable_ops(dom->ops);
-	fp_context_destroy(dom->ctx);
-	dma_free_coherent(smmu->dev, CD_DWORDS * sizeof(u64), dom->cd,
-			  dom->cd_dma);
-	ida_free(&smmu->asids, dom->flush.asid);
+	if (smmu) {
+		free_io_pgtable_ops(dom->ops);
+		fp_context_destroy(dom->ctx);
+		dma_free_coherent(smmu->dev, CD_DWORDS * sizeof(u64), dom->cd,
+				  dom->cd_dma);
+		ida_free(&smmu->asids, dom->flush.asid);
+	}
+	mutex_destroy(&dom->init_lock);
 	kfree(dom);
 }
-EXPORT_SYMBOL_GPL(smmuv3_domain_free);
-
-/**
- * smmuv3_map() - map [@iova, @iova + @size) to @paddr
- * @dom: the domain
- * @iova: start, aligned to @pgsize
- * @paddr: physical start, aligned to @pgsize
- * @size: length
- * @pgsize: 4 KiB pages (a scatter-gather list) or a larger block size
- * @prot: IOMMU_READ | IOMMU_WRITE
- *
- * Return: 0 or the error from io-pgtable.
- */
-int smmuv3_map(struct smmuv3_domain *dom, unsigned long iova,
-	       phys_addr_t paddr, size_t size, size_t pgsize, int prot)
-{
-	size_t done = 0;
-
-	while (done < size) {
-		size_t mapped = 0;
-		int ret;
-
-		ret = dom->ops->map_pages(dom->ops, iova + done, paddr + done,
-					  pgsize, (size - done) / pgsize, prot,
-					  GFP_KERNEL, &mapped);
-		if (ret)
-			return ret;
-		if (!mapped)
-			return -EIO;
-		done += mapped;
-	}
-	return 0;
-}
-EXPORT_SYMBOL_GPL(smmuv3_map);
-
-/**
- * smmuv3_unmap() - unmap and invalidate, as iommu_unmap() would
- * @dom: the domain
- * @iova: start
- * @size: length
- *
- * Return: bytes unmapped.
- */
-size_t smmuv3_unmap(struct smmuv3_domain *dom, unsigned long iova,
-		    size_t size)
-{
-	return fp_unmap(dom->ctx, dom->ops, iova, size, NULL);
-}
-EXPORT_SYMBOL_GPL(smmuv3_unmap);
-
-/**
- * smmuv3_mark() - put a recognisable no-op in the command stream
- * @smmu: the SMMU
- * @n: the mark
- *
- * A CMD_TLBI_NH_ASID for ASID 0xf000 + @n, which no domain uses, with its
- * sync: tests find it in a command trace and count what came between.
- *
- * Return: 0 or -ETIMEDOUT.
- */
-int smmuv3_mark(struct smmuv3_device *smmu, u32 n)
-{
-	u64 cmd[CMD_DWORDS];
-
-	smmuv3_cmd_tlbi_nh_asid(cmd, SMMUV3_ASID_MARK + (n & 0xfff));
-	return smmuv3_cmdq_issue_sync(smmu, cmd, 1);
-}
-EXPORT_SYMBOL_GPL(smmuv3_mark);
-
-/**
- * smmuv3_domain_ctx() - the flushpol context of a domain
- * @dom: the domain
- *
- * Return: the context, for fp_context_set_policy() and statistics.
- */
-struct fp_context *smmuv3_domain_ctx(struct smmuv3_domain *dom)
-{
-	return dom->ctx;
-}
-EXPORT_SYMBOL_GPL(smmuv3_domain_ctx);

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A minimal SMMUv3 platform driver for "arm,smmu-v3", for systems where the
+ * The SMMUv3 platform driver for "arm,smmu-v3", for systems where the
  * in-tree arm-smmu-v3 driver is kept off (initcall_blacklist=
- * arm_smmu_driver_init).  It probes the ID registers, sets up the command
- * and event queues and a linear stream table whose entries bypass, and
- * enables the SMMU; domains (domain.c) then put single streams behind
- * stage-1 page tables whose invalidation goes through flushpol.
+ * arm_smmu_driver_init).  Probe reads the ID registers, sets up the
+ * command and event queues and the stream table (strtab.c), enables the
+ * SMMU, and registers it with the IOMMU core last (iommu.c): from then on
+ * every device behind it, DMA-API users included, translates through
+ * domains whose invalidation goes through flushpol.
  *
- * It does not register with the IOMMU core: DMA-API users keep bypassing,
- * and a stream is translated only once a domain is attached to it.  No
- * stage 2, no PRI, ATS, MSIs or 2-level tables.
+ * Stage 1 only; no PRI, ATS, PASIDs, or MSIs of the SMMU's own (its
+ * interrupts are wired).
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
@@ -20,37 +20,32 @@
 #include <linux/iopoll.h>
 #include <linux/module.h>
 #include <linux/of.h>
+#include <linux/pci.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
 
 #include "smmuv3_dev.h"
 
-static bool force_no_ril;
-module_param(force_no_ril, bool, 0444);
-MODULE_PARM_DESC(force_no_ril,
-		 "Ignore IDR3.RIL: invalidate by single address, as SMMUv3.0-3.1 must");
-
 #define SMMUV3_CMDQ_SHIFT	12	/* 4096 commands, 64 KiB */
 #define SMMUV3_EVTQ_SHIFT	7	/* 128 events */
-#define SMMUV3_STRTAB_LOG2	8	/* streams 0..255: PCI bus 0 */
 
 static DEFINE_MUTEX(smmuv3_list_lock);
 static LIST_HEAD(smmuv3_list);
 static DEFINE_IDA(smmuv3_ids);
 
 /**
- * smmuv3_find() - a probed SMMU by name
- * @name: "smmuv3.<n>", or NULL for the first one
+ * smmuv3_find_fwnode() - the probed SMMU a fwspec names
+ * @fwnode: the SMMU's firmware node
  *
  * Return: the SMMU, or NULL.
  */
-struct smmuv3_device *smmuv3_find(const char *name)
+struct smmuv3_device *smmuv3_find_fwnode(struct fwnode_handle *fwnode)
 {
 	struct smmuv3_device *smmu, *found = NULL;
 
 	mutex_lock(&smmuv3_list_lock);
 	list_for_each_entry(smmu, &smmuv3_list, node) {
-		if (!name || !strcmp(smmu->name, name)) {
+		if (dev_fwnode(smmu->dev) == fwnode) {
 			found = smmu;
 			break;
 		}
@@ -58,7 +53,6 @@ struct smmuv3_device *smmuv3_find(const char *name)
 	mutex_unlock(&smmuv3_list_lock);
 	return found;
 }
-EXPORT_SYMBOL_GPL(smmuv3_find);
 
 static int smmuv3_write_cr0(struct smmuv3_device *smmu, u32 val)
 {
@@ -85,52 +79,24 @@ static u64 smmuv3_q_base(const struct smmuv3_queue *q)
 	       FIELD_PREP(Q_BASE_LOG2SIZE, q->shift);
 }
 
-static void smmuv3_ste_bypass(u64 *ste)
+/* An event, named by the device its stream belongs to, if any. */
+static void smmuv3_report_event(struct smmuv3_device *smmu, const __le64 *evt)
 {
-	memset(ste, 0, STE_DWORDS * sizeof(*ste));
-	ste[0] = STE_0_V | FIELD_PREP(STE_0_CFG, STE_0_CFG_BYPASS);
-	ste[1] = FIELD_PREP(STE_1_SHCFG, STE_1_SHCFG_INCOMING);
-}
+	u64 e0 = le64_to_cpu(evt[0]), e1 = le64_to_cpu(evt[1]);
+	u32 id = FIELD_GET(EVT_0_ID, e0), sid = FIELD_GET(EVT_0_SID, e0);
+	struct smmuv3_master *master;
+	struct device *dev;
 
-/**
- * smmuv3_write_ste() - replace a stream table entry
- * @smmu: the SMMU
- * @sid: the stream
- * @ste: the new entry
- *
- * The SMMU may read the entry at any time: dword 0, which holds V, goes
- * invalid first and valid last.  The caller then issues CFGI_STE.
- */
-void smmuv3_write_ste(struct smmuv3_device *smmu, u32 sid, const u64 *ste)
-{
-	__le64 *dst = &smmu->strtab[sid * STE_DWORDS];
-	int i;
-
-	WRITE_ONCE(dst[0], 0);
-	dma_wmb();
-	for (i = 1; i < STE_DWORDS; i++)
-		dst[i] = cpu_to_le64(ste[i]);
-	dma_wmb();
-	WRITE_ONCE(dst[0], cpu_to_le64(ste[0]));
-}
-
-static int smmuv3_init_strtab(struct smmuv3_device *smmu)
-{
-	u32 sidsize = FIELD_GET(IDR1_SIDSIZE, readl_relaxed(smmu->base +
-							  SMMUV3_IDR1));
-	u64 ste[STE_DWORDS];
-	u32 sid;
-
-	smmu->strtab_log2 = min_t(u32, sidsize, SMMUV3_STRTAB_LOG2);
-	smmu->strtab = dmam_alloc_coherent(smmu->dev,
-					   (STE_DWORDS << 3) << smmu->strtab_log2,
-					   &smmu->strtab_dma, GFP_KERNEL);
-	if (!smmu->strtab)
-		return -ENOMEM;
-	smmuv3_ste_bypass(ste);
-	for (sid = 0; sid < BIT(smmu->strtab_log2); sid++)
-		smmuv3_write_ste(smmu, sid, ste);
-	return 0;
+	/* Under the lock: release_device erases the entry before freeing. */
+	xa_lock(&smmu->streams);
+	master = xa_load(&smmu->streams, sid);
+	dev = master ? master->dev : smmu->dev;
+	dev_err_ratelimited(dev, "%s: event %#04x%s sid %#x %s iova %#llx\n",
+			    smmu->name, id,
+			    id == EVT_ID_TRANSLATION ? " (F_TRANSLATION)" : "",
+			    sid, e1 & EVT_1_RNW ? "read" : "write",
+			    le64_to_cpu(evt[2]));
+	xa_unlock(&smmu->streams);
 }
 
 static irqreturn_t smmuv3_evtq_thread(int irq, void *dev)
@@ -141,18 +107,9 @@ static irqreturn_t smmuv3_evtq_thread(int irq, void *dev)
 
 	q->prod = readl_relaxed(smmu->base + SMMUV3_EVTQ_PROD);
 	while ((q->cons & mask) != (q->prod & mask)) {
-		__le64 *evt = &q->base[(q->cons & (BIT(q->shift) - 1)) *
-				       EVT_DWORDS];
-		u64 e0 = le64_to_cpu(evt[0]), e1 = le64_to_cpu(evt[1]);
-
-		dev_err_ratelimited(smmu->dev,
-				    "event %#02llx%s sid %#llx %s iova %#llx\n",
-				    FIELD_GET(EVT_0_ID, e0),
-				    FIELD_GET(EVT_0_ID, e0) == EVT_ID_TRANSLATION ?
-				    " (F_TRANSLATION)" : "",
-				    FIELD_GET(EVT_0_SID, e0),
-				    e1 & EVT_1_RNW ? "read" : "write",
-				    le64_to_cpu(evt[2]));
+		smmuv3_report_event(smmu, &q->base[(q->cons &
+						    (BIT(q->shift) - 1)) *
+						   EVT_DWORDS]);
 		q->cons = (q->cons + 1) & mask;
 		writel(q->cons | (q->prod & Q_OVF), smmu->base +
 		       SMMUV3_EVTQ_CONS);
@@ -229,9 +186,9 @@ static int smmuv3_reset(struct smmuv3_device *smmu,
 	writel_relaxed(CR2_PTM | CR2_RECINVSID, smmu->base + SMMUV3_CR2);
 
 	lo_hi_writeq_relaxed(STRTAB_BASE_RA |
-			     (smmu->strtab_dma & STRTAB_BASE_ADDR),
+			     (smmu->strtab.dma & STRTAB_BASE_ADDR),
 			     smmu->base + SMMUV3_STRTAB_BASE);
-	writel_relaxed(FIELD_PREP(STRTAB_BASE_CFG_LOG2SIZE, smmu->strtab_log2),
+	writel_relaxed(smmuv3_strtab_base_cfg(smmu),
 		       smmu->base + SMMUV3_STRTAB_BASE_CFG);
 
 	lo_hi_writeq_relaxed(smmuv3_q_base(&smmu->cmdq),
@@ -270,6 +227,7 @@ static int smmuv3_probe_idrs(struct smmuv3_device *smmu)
 	u32 idr1 = readl_relaxed(smmu->base + SMMUV3_IDR1);
 	u32 idr3 = readl_relaxed(smmu->base + SMMUV3_IDR3);
 	u32 idr5 = readl_relaxed(smmu->base + SMMUV3_IDR5);
+	bool coherent;
 
 	if (!(idr0 & IDR0_S1P) || !(idr5 & IDR5_GRAN4K)) {
 		dev_err(smmu->dev, "no stage 1 with 4K granule\n");
@@ -284,16 +242,59 @@ static int smmuv3_probe_idrs(struct smmuv3_device *smmu)
 		dev_err(smmu->dev, "queues too small\n");
 		return -ENODEV;
 	}
-	smmu->ril = (idr3 & IDR3_RIL) && !force_no_ril;
-	smmu->coherent = device_get_dma_attr(smmu->dev) == DEV_DMA_COHERENT;
+	smmu->ril = idr3 & IDR3_RIL;
+	/* The firmware has the last word, as upstream's driver gives it. */
+	coherent = device_get_dma_attr(smmu->dev) == DEV_DMA_COHERENT;
+	if (coherent != !!(idr0 & IDR0_COHACC))
+		dev_warn(smmu->dev, "IDR0.COHACC %d, but the firmware says %scoherent\n",
+			 !!(idr0 & IDR0_COHACC), coherent ? "" : "not ");
+	smmu->coherent = coherent && (idr0 & IDR0_COHACC);
 	smmu->oas = oas_bits[min_t(u32, FIELD_GET(IDR5_OAS, idr5),
 				   ARRAY_SIZE(oas_bits) - 1)];
-	dev_info(smmu->dev, "IDR0 %#x IDR3 %#x: %s range invalidation%s, %u-bit OAS\n",
-		 idr0, idr3, smmu->ril ? "with" : "without",
-		 (idr3 & IDR3_RIL) && force_no_ril ? " (forced off)" : "",
-		 smmu->oas);
-	return 0;
+	/* The marks' ASIDs stay out of the domains' way. */
+	smmu->asid_max = idr0 & IDR0_ASID16 ? SMMUV3_ASID_MARK - 1 : U8_MAX;
+	dev_info(smmu->dev, "IDR0 %#x IDR3 %#x: %s range invalidation, %u-bit OAS, %u-bit ASIDs\n",
+		 idr0, idr3, smmu->ril ? "with" : "without", smmu->oas,
+		 idr0 & IDR0_ASID16 ? 16 : 8);
+	return smmuv3_strtab_init(smmu, idr0, idr1);
 }
+
+static void smmuv3_disable(struct smmuv3_device *smmu)
+{
+	smmuv3_write_cr0(smmu, 0);
+	writel_relaxed(0, smmu->base + SMMUV3_IRQ_CTRL);
+}
+
+#ifdef CONFIG_PCI
+/*
+ * A PCI device bound to a driver before we registered (it stopped waiting
+ * at deferred_probe_timeout) has no IOMMU group: its streams abort now,
+ * and it needs rebinding to get a domain.
+ */
+static void smmuv3_report_unprotected(struct smmuv3_device *smmu)
+{
+	struct pci_dev *pdev = NULL;
+
+	for_each_pci_dev(pdev) {
+		struct device *host = pci_find_host_bridge(pdev->bus)->dev.parent;
+		struct device_node *np = NULL;
+		u32 sid;
+
+		if (!pdev->dev.driver || pdev->dev.iommu_group || !host ||
+		    of_map_id(host->of_node, pci_dev_id(pdev), "iommu-map",
+			      "iommu-map-mask", &np, &sid))
+			continue;
+		if (np == smmu->dev->of_node)
+			pci_warn(pdev, "bound to %s before %s registered: stream %#x now aborts its DMA; unbind and bind it again\n",
+				 pdev->dev.driver->name, smmu->name, sid);
+		of_node_put(np);
+	}
+}
+#else
+static void smmuv3_report_unprotected(struct smmuv3_device *smmu)
+{
+}
+#endif
 
 static int smmuv3_probe(struct platform_device *pdev)
 {
@@ -316,6 +317,7 @@ static int smmuv3_probe(struct platform_device *pdev)
 	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(44));
 	if (ret)
 		return ret;
+	xa_init(&smmu->streams);
 	ret = smmuv3_probe_idrs(smmu);
 	if (ret)
 		return ret;
@@ -324,8 +326,6 @@ static int smmuv3_probe(struct platform_device *pdev)
 	if (!ret)
 		ret = smmuv3_alloc_queue(smmu, &smmu->evtq, SMMUV3_EVTQ_SHIFT,
 					 EVT_DWORDS);
-	if (!ret)
-		ret = smmuv3_init_strtab(smmu);
 	if (ret)
 		return ret;
 
@@ -335,30 +335,56 @@ static int smmuv3_probe(struct platform_device *pdev)
 	snprintf(smmu->name, sizeof(smmu->name), "smmuv3.%d", id);
 
 	ret = smmuv3_reset(smmu, pdev);
-	if (ret) {
-		ida_free(&smmuv3_ids, id);
-		return ret;
-	}
+	if (ret)
+		goto err_id;
 
 	platform_set_drvdata(pdev, smmu);
+	/* Listed first: registering probes devices, which look us up. */
 	mutex_lock(&smmuv3_list_lock);
 	list_add_tail(&smmu->node, &smmuv3_list);
 	mutex_unlock(&smmuv3_list_lock);
-	dev_info(dev, "%s enabled, streams 0..%lu bypass\n", smmu->name,
-		 BIT(smmu->strtab_log2) - 1);
+	ret = iommu_device_sysfs_add(&smmu->iommu, dev, NULL, "%s", smmu->name);
+	if (ret)
+		goto err_unlist;
+	ret = iommu_device_register(&smmu->iommu, &smmuv3_iommu_ops, dev);
+	if (ret)
+		goto err_sysfs;
+
+	dev_info(dev, "%s enabled, %s stream table of 2^%u streams\n",
+		 smmu->name, smmu->strtab.two_level ? "two-level" : "linear",
+		 smmu->strtab.sid_bits);
+	smmuv3_report_unprotected(smmu);
 	return 0;
+
+err_sysfs:
+	iommu_device_sysfs_remove(&smmu->iommu);
+err_unlist:
+	mutex_lock(&smmuv3_list_lock);
+	list_del(&smmu->node);
+	mutex_unlock(&smmuv3_list_lock);
+	smmuv3_disable(smmu);
+err_id:
+	ida_free(&smmuv3_ids, id);
+	return ret;
 }
 
+/*
+ * Only once no device is left behind the SMMU: the IOMMU core holds a
+ * reference on this module for each device it probed, so rmmod is refused
+ * ("in use") until then, and the driver cannot be unbound by hand.
+ */
 static void smmuv3_remove(struct platform_device *pdev)
 {
 	struct smmuv3_device *smmu = platform_get_drvdata(pdev);
 	int id;
 
+	iommu_device_unregister(&smmu->iommu);
+	iommu_device_sysfs_remove(&smmu->iommu);
 	mutex_lock(&smmuv3_list_lock);
 	list_del(&smmu->node);
 	mutex_unlock(&smmuv3_list_lock);
-	smmuv3_write_cr0(smmu, 0);
-	writel_relaxed(0, smmu->base + SMMUV3_IRQ_CTRL);
+	smmuv3_disable(smmu);
+	xa_destroy(&smmu->streams);
 	if (!kstrtoint(smmu->name + strlen("smmuv3."), 10, &id))
 		ida_free(&smmuv3_ids, id);
 	ida_destroy(&smmu->asids);
@@ -381,7 +407,7 @@ static struct platform_driver smmuv3_driver = {
 };
 module_platform_driver(smmuv3_driver);
 
-MODULE_DESCRIPTION("flushpol SMMUv3 backend: command encoding and a minimal driver");
+MODULE_DESCRIPTION("flushpol SMMUv3 backend: an IOMMU driver whose invalidation flushpol decides");
 MODULE_AUTHOR("flushpol developers");
 MODULE_VERSION(FP_VERSION);
 MODULE_LICENSE("GPL");

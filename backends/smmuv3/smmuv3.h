@@ -20,6 +20,7 @@
 /* Registers, page 0 */
 #define SMMUV3_IDR0			0x0
 #define IDR0_ST_LVL			GENMASK(28, 27)
+#define IDR0_ST_LVL_2LVL		1
 #define IDR0_ASID16			BIT(12)
 #define IDR0_COHACC			BIT(4)
 #define IDR0_TTF			GENMASK(3, 2)
@@ -64,6 +65,9 @@
 #define STRTAB_BASE_RA			BIT_ULL(62)
 #define STRTAB_BASE_ADDR		GENMASK_ULL(51, 6)
 #define SMMUV3_STRTAB_BASE_CFG		0x88
+#define STRTAB_BASE_CFG_FMT		GENMASK(17, 16)
+#define STRTAB_BASE_CFG_FMT_2LVL	1
+#define STRTAB_BASE_CFG_SPLIT		GENMASK(10, 6)
 #define STRTAB_BASE_CFG_LOG2SIZE	GENMASK(5, 0)
 #define SMMUV3_CMDQ_BASE		0x90
 #define SMMUV3_CMDQ_PROD		0x98
@@ -80,10 +84,15 @@
 
 #define Q_OVF				BIT(31)
 
+/* Level-1 stream table descriptors: 1 double word */
+#define STRTAB_L1_DESC_SPAN		GENMASK_ULL(4, 0)
+#define STRTAB_L1_DESC_L2PTR		GENMASK_ULL(51, 6)
+
 /* Stream table entries: 8 double words */
 #define STE_DWORDS			8
 #define STE_0_V				BIT_ULL(0)
 #define STE_0_CFG			GENMASK_ULL(3, 1)
+#define STE_0_CFG_ABORT			0
 #define STE_0_CFG_BYPASS		4
 #define STE_0_CFG_S1_TRANS		5
 #define STE_0_S1CTXPTR			GENMASK_ULL(51, 6)

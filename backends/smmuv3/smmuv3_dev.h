@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The minimal SMMUv3 driver of the flushpol SMMUv3 backend: one device, its
- * queues and stream table, and stage-1 domains whose invalidation goes
- * through flushpol.
+ * The SMMUv3 driver of the flushpol SMMUv3 backend: an IOMMU-core driver
+ * whose stage-1 domains invalidate through flushpol.
  */
 #ifndef _FP_SMMUV3_DEV_H
 #define _FP_SMMUV3_DEV_H
 
 #include <linux/device.h>
 #include <linux/idr.h>
+#include <linux/iommu.h>
 #include <linux/list.h>
 #include <linux/ratelimit.h>
+#include <linux/sizes.h>
+#include <linux/xarray.h>
 
 #include "smmuv3.h"
 
@@ -21,12 +23,37 @@ struct smmuv3_queue {
 	u32 prod, cons;		/* index and wrap bit, as the registers */
 };
 
+/* Stage 1 with a 4K granule: input addresses, and the page sizes. */
+#define SMMUV3_IAS		48
+#define SMMUV3_PGSIZES		(SZ_4K | SZ_2M | SZ_1G)
+/* Never a domain's ASIDs: smmuv3_iommu_mark() uses these. */
+#define SMMUV3_ASID_MARK	0xf000
+
+/* A level-2 stream table covers 2^SMMUV3_STRTAB_SPLIT streams. */
+#define SMMUV3_STRTAB_SPLIT	8
+
+/**
+ * struct smmuv3_strtab - the stream table, linear or two-level
+ * @base: the STEs (linear), or the level-1 descriptors (two-level)
+ * @dma: its bus address
+ * @sid_bits: streams 0..2^@sid_bits - 1 have an entry
+ * @two_level: @base holds level-1 descriptors
+ * @l2: two-level: the level-2 tables, allocated as devices probe
+ */
+struct smmuv3_strtab {
+	__le64 *base;
+	dma_addr_t dma;
+	unsigned int sid_bits;
+	bool two_level;
+	__le64 **l2;
+};
+
 /**
  * struct smmuv3_device - one SMMU
  * @dev: its platform device
  * @base: registers, pages 0 and 1
  * @name: "smmuv3.<n>", the prefix of its contexts' sysfs names
- * @ril: IDR3.RIL, unless the force_no_ril parameter is set
+ * @ril: IDR3.RIL
  * @coherent: the SMMU's table walks snoop CPU caches
  * @oas: output address size, in bits
  * @cmdq_lock: serialises the command queue
@@ -35,11 +62,12 @@ struct smmuv3_queue {
  * @cmdq_dropped: a command found the queue full past the drain's bound
  *	and was dropped; the next sync invalidates everything first
  * @evtq: the event queue
- * @strtab: linear stream table
- * @strtab_dma: its bus address
- * @strtab_log2: log2 of its number of entries
+ * @strtab: the stream table
  * @ste_lock: serialises stream table updates
+ * @asid_max: the largest ASID a domain may have (IDR0.ASID16)
  * @asids: allocator of ASIDs
+ * @streams: stream ID -> struct smmuv3_master, for fault reports
+ * @iommu: what the IOMMU core knows of this SMMU
  * @node: on the list of probed SMMUs
  */
 struct smmuv3_device {
@@ -54,51 +82,81 @@ struct smmuv3_device {
 	unsigned int unpublished;
 	bool cmdq_dropped;
 	struct smmuv3_queue evtq;
-	__le64 *strtab;
-	dma_addr_t strtab_dma;
-	unsigned int strtab_log2;
+	struct smmuv3_strtab strtab;
 	struct mutex ste_lock;		/* strtab */
+	u32 asid_max;
 	struct ida asids;
+	struct xarray streams;
+	struct iommu_device iommu;
 	struct list_head node;
 };
 
 /**
- * struct smmuv3_domain - a stage-1 translation context for one stream
+ * struct smmuv3_master - a device behind the SMMU; its stream IDs are in
+ * its fwspec
  * @smmu: the SMMU
- * @sid: the stream it translates
+ * @dev: the device
+ */
+struct smmuv3_master {
+	struct smmuv3_device *smmu;
+	struct device *dev;
+};
+
+/**
+ * struct smmuv3_domain - a stage-1 paging domain
+ * @domain: the IOMMU core's view
+ * @init_lock: serialises the first attach, which finalises the domain
+ * @smmu: the SMMU, once finalised (set last)
  * @flush: what flushpol's primitives need; fp_context_priv() of @ctx
- * @ctx: the flushpol context
+ * @ctx: the flushpol context, lazy for a DMA-FQ domain
  * @ops: the io-pgtable
  * @cfg: its configuration
- * @cd: the context descriptor
+ * @cd: the context descriptor, shared by every stream attached
  * @cd_dma: its bus address
+ * @name: the context's name, "<smmu>-asid<n>"
  */
 struct smmuv3_domain {
+	struct iommu_domain domain;
+	struct mutex init_lock;		/* finalisation */
 	struct smmuv3_device *smmu;
-	u32 sid;
 	struct smmuv3_flush flush;
 	struct fp_context *ctx;
 	struct io_pgtable_ops *ops;
 	struct io_pgtable_cfg cfg;
 	__le64 *cd;
 	dma_addr_t cd_dma;
+	char name[32];
 };
 
 extern const struct smmuv3_cmdq_ops smmuv3_cmdq_ops;
+extern const struct iommu_ops smmuv3_iommu_ops;
 
 int smmuv3_cmdq_issue_sync(struct smmuv3_device *smmu, const u64 *cmds,
 			   unsigned int n);
-void smmuv3_write_ste(struct smmuv3_device *smmu, u32 sid, const u64 *ste);
 
-struct smmuv3_device *smmuv3_find(const char *name);
-struct smmuv3_domain *smmuv3_domain_alloc(struct smmuv3_device *smmu, u32 sid,
-					  bool lazy);
-void smmuv3_domain_free(struct smmuv3_domain *dom);
-int smmuv3_map(struct smmuv3_domain *dom, unsigned long iova,
-	       phys_addr_t paddr, size_t size, size_t pgsize, int prot);
-size_t smmuv3_unmap(struct smmuv3_domain *dom, unsigned long iova,
-		    size_t size);
-int smmuv3_mark(struct smmuv3_device *smmu, u32 n);
-struct fp_context *smmuv3_domain_ctx(struct smmuv3_domain *dom);
+/* strtab.c */
+int smmuv3_strtab_init(struct smmuv3_device *smmu, u32 idr0, u32 idr1);
+u64 smmuv3_strtab_base_cfg(const struct smmuv3_device *smmu);
+int smmuv3_strtab_prepare(struct smmuv3_device *smmu, u32 sid);
+int smmuv3_install_ste(struct smmuv3_device *smmu, const u32 *sids,
+		       unsigned int n, const u64 *ste);
+void smmuv3_ste_abort(u64 *ste);
+void smmuv3_ste_bypass(u64 *ste);
+
+/* drv.c */
+struct smmuv3_device *smmuv3_find_fwnode(struct fwnode_handle *fwnode);
+
+/* domain.c */
+extern bool force_no_ril;
+struct smmuv3_domain *smmuv3_domain_new(void);
+int smmuv3_domain_finalise(struct smmuv3_domain *dom,
+			   struct smmuv3_device *smmu, bool lazy);
+void smmuv3_domain_destroy(struct smmuv3_domain *dom);
+void smmuv3_ste_s1(const struct smmuv3_domain *dom, u64 *ste);
+
+/* iommu.c: for the end-to-end test module */
+struct fp_context *smmuv3_iommu_ctx(struct iommu_domain *domain);
+const char *smmuv3_iommu_ctx_name(struct iommu_domain *domain);
+int smmuv3_iommu_mark(struct iommu_domain *domain, u32 n);
 
 #endif /* _FP_SMMUV3_DEV_H */

@@ -7,7 +7,9 @@
 # into Debian's arm64 kernel, add the edu test module, boot, and run
 # e2e/guest-check.sh in the guest with QEMU tracing every command the SMMU
 # consumes.  Then hold each check's flushpol statistics against QEMU's own
-# count of the invalidations and syncs between the marks.
+# count of the invalidations and syncs between the marks.  Last, an NVMe
+# device's DMA-API traffic through flushpol_smmuv3 (e2e/guest-nvme.sh):
+# strict, lazy (iommu.strict=0) and identity (iommu.passthrough=1).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,9 +26,18 @@ eval "$("$here/prepare.sh")"
 trace=$out/run/guest-check/smmuv3.trace
 mkdir -p "$(dirname "$trace")"
 # run-guest.sh empties run/NAME: trace to the side, then move it in.
-GUEST_APPEND="deferred_probe_timeout=1" \
 QEMU_EXTRA="-trace smmuv3_cmdq_opcode -trace smmuv3_cmdq_tlbi_nh_asid -D $out/smmuv3.trace" \
 	"$here/run-guest.sh" "$FP_TOP/e2e/guest-check.sh" 1200
 mv "$out/smmuv3.trace" "$trace"
 
 python3 "$here/e2e-verify.py" "$out/run/guest-check/console.log" "$trace"
+
+img=$out/nvme.img
+rm -f "$img"
+truncate -s 64M "$img"
+for append in "" iommu.strict=0 iommu.passthrough=1; do
+	log "NVMe through flushpol_smmuv3${append:+ with $append}"
+	GUEST_KMODS=nvme GUEST_APPEND="$append" \
+	QEMU_EXTRA="-drive file=$img,if=none,id=nvm,format=raw -device nvme,serial=fp,drive=nvm" \
+		"$here/run-guest.sh" "$FP_TOP/e2e/guest-nvme.sh" 600
+done

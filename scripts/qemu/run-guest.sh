@@ -9,6 +9,10 @@
 # GUEST_SCRIPT as /guest.sh, run through its #! line (give it "set -e").
 # The in-tree SMMUv3 driver is kept off (initcall_blacklist), so the SMMU
 # is left for our own driver; -device edu is a PCI device behind it.
+# /init boots the way README's "Using flushpol_smmuv3 for a machine's
+# devices" sets a machine up: it loads the modules of /conf/modules (what
+# initramfs-tools makes of /etc/initramfs-tools/modules), flushpol_smmuv3
+# first, before any PCI driver, so every PCI device probes behind it.
 #
 # Fails unless the guest reports that the script ran to its end with exit
 # code 0, within TIMEOUT_SECONDS (default 300) of host time, and the
@@ -19,7 +23,10 @@
 #                 e.g. "-trace 'smmuv3_cmdq*' -D /tmp/trace.log"
 #   GUEST_APPEND  more kernel command line
 #   GUEST_IN_TREE_SMMU=1  leave the SMMU to the in-tree arm-smmu-v3 driver
-#                 (no initcall_blacklist): make bench's upstream reference
+#                 (no initcall_blacklist, nothing in /conf/modules): make
+#                 bench's upstream reference
+#   GUEST_KMODS   modules of the kernel's own to put in the initramfs, with
+#                 those they depend on, e.g. "nvme" (not loaded by /init)
 #   GUEST_ROOT_EXTRA  a directory laid over the guest's root (e.g. the
 #                 fio tree of fio-root.sh)
 #   FLUSHPOL_QEMU_OUT  output directory (default build/qemu); the console
@@ -56,6 +63,35 @@ cp -a "$sysroot/." "$run/root/"
 cp "$BUSYBOX" "$run/root/bin/busybox"
 cp "$script" "$run/root/guest.sh"
 chmod 755 "$run/root/guest.sh"
+mkdir -p "$run/root/conf"
+if [ "${GUEST_IN_TREE_SMMU:-0}" != 1 ]; then
+	echo flushpol_smmuv3 >"$run/root/conf/modules"
+else
+	: >"$run/root/conf/modules"
+fi
+# add_kmod NAME: a module of the kernel's (the package has no modules.dep
+# yet) and what it depends on, decompressed: busybox's modprobe loads
+# plain .ko files.
+add_kmod()
+{
+	local f d
+	f=$(find "$MODDIR/kernel" -name "$1.ko*" -print -quit)
+	[ -n "$f" ] || f=$(find "$MODDIR/kernel" -name "${1//_/-}.ko*" -print -quit)
+	[ -n "$f" ] || die "no module $1 in $MODDIR"
+	d=$run/root/lib/modules/$KVER/${f#"$MODDIR"/}
+	[ ! -e "${d%.xz}" ] || return 0
+	mkdir -p "$(dirname "$d")"
+	xz -dcf "$f" >"${d%.xz}"
+	for dep in $(modinfo -F depends "$f" | tr , ' '); do
+		add_kmod "$dep"
+	done
+}
+if [ -n "${GUEST_KMODS:-}" ]; then
+	for m in $GUEST_KMODS; do
+		add_kmod "$m"
+	done
+	depmod -b "$run/root" "$KVER"
+fi
 cat >"$run/root/init" <<'EOF'
 #!/bin/busybox sh
 # Runs /guest.sh between two markers the host looks for, then powers off.
@@ -64,6 +100,14 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
+# The kernel autoloads modules (policies by name) through /sbin/modprobe.
+mkdir -p /sbin
+ln -sf /bin/busybox /sbin/modprobe
+# As initramfs-tools' load_modules: the IOMMU driver before PCI drivers.
+while read -r m args; do
+	case $m in ''|'#'*) continue ;; esac
+	modprobe "$m" $args || echo "FLUSHPOL-GUEST: modprobe $m failed"
+done </conf/modules
 echo "FLUSHPOL-GUEST-BEGIN $(cat /proc/uptime)"
 rc=0
 /guest.sh || rc=$?

@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Guest half of the NVMe part of scripts/qemu/e2e.sh (busybox sh, arm64
+# guest, QEMU's -device nvme behind the SMMUv3): a DMA-API user with no
+# knowledge of flushpol goes through it.  /init loaded flushpol_smmuv3
+# before any PCI driver; this loads nvme and checks, for the mode the
+# kernel command line asks for (iommu.strict=0, iommu.passthrough=1, or
+# neither):
+#  - the NVMe's IOMMU group, its default domain type, and its flushpol
+#    context (strict 1 and a strict policy, strict 0 and nonstrict, or no
+#    context for identity);
+#  - data written and read back with the page cache dropped is what was
+#    written, under every policy the context offers;
+#  - the context's statistics count the unmaps and invalidations;
+#  - MSI-X interrupts arrive through the SMMU's MSI window.
+set -eu
+
+fail() { echo "nvme: FAIL: $*"; exit 1; }
+
+case " $(cat /proc/cmdline) " in
+*" iommu.passthrough=1 "*) mode=identity type=identity ;;
+*" iommu.strict=0 "*) mode=lazy type=DMA-FQ ;;
+*) mode=strict type=DMA ;;
+esac
+echo "nvme: mode $mode"
+
+ls /sys/kernel/flushpol/contexts > /tmp/ctx.before
+modprobe nvme
+i=0
+while [ ! -b /dev/nvme0n1 ]; do
+	i=$((i + 1))
+	[ $i -lt 300 ] || fail "no /dev/nvme0n1"
+	sleep 0.1
+done
+pci=$(readlink -f /sys/class/nvme/nvme0/device)
+[ -e "$pci/iommu_group" ] || fail "${pci##*/} has no IOMMU group"
+group=$(readlink -f "$pci/iommu_group")
+t=$(cat "$group/type")
+echo "nvme: ${pci##*/} in group ${group##*/}, type $t"
+[ "$t" = "$type" ] || fail "group type $t, expected $type"
+[ "$(basename "$(readlink -f /sys/class/iommu/smmuv3.0/devices/"${pci##*/}")")" = "${pci##*/}" ] ||
+	fail "${pci##*/} not under /sys/class/iommu/smmuv3.0/devices"
+
+# The context the NVMe's default domain made: the one that appeared.
+new=
+for c in $(ls /sys/kernel/flushpol/contexts); do
+	grep -qxF "$c" /tmp/ctx.before || new="$new $c"
+done
+new=${new# }
+if [ $mode = identity ]; then
+	[ -z "$new" ] || fail "an identity domain made context $new"
+	ctx=
+else
+	[ "$(echo "$new" | wc -w)" = 1 ] || fail "new contexts: \"$new\""
+	ctx=/sys/kernel/flushpol/contexts/$new
+	echo "nvme: context $new: strict $(cat "$ctx/strict"), policy $(cat "$ctx/policy")"
+	if [ $mode = lazy ]; then
+		[ "$(cat "$ctx/strict")" = 0 ] || fail "a DMA-FQ context is strict"
+		grep -q '\[nonstrict\]' "$ctx/policy" || fail "lazy context not on nonstrict"
+	else
+		[ "$(cat "$ctx/strict")" = 1 ] || fail "a DMA context is lazy"
+		! grep -q nonstrict "$ctx/policy" || fail "strict context offers nonstrict"
+	fi
+fi
+
+# 8 MiB of random data, out and back in, with the page cache dropped in
+# between: every block crosses the SMMU both ways.
+dd if=/dev/urandom of=/tmp/data bs=1M count=8 2>/dev/null
+want=$(md5sum < /tmp/data)
+n=0
+roundtrip()
+{
+	n=$((n + 1))
+	dd if=/tmp/data of=/dev/nvme0n1 bs=64k seek=$((n * 128)) conv=fsync 2>/dev/null
+	echo 3 > /proc/sys/vm/drop_caches
+	got=$(dd if=/dev/nvme0n1 bs=64k skip=$((n * 128)) count=128 2>/dev/null | md5sum)
+	[ "$got" = "$want" ] || fail "$1: read back $got, wrote $want"
+}
+
+stat() { cat "$ctx/stats/$1"; }
+
+if [ -z "$ctx" ]; then
+	roundtrip identity
+	echo "nvme: identity: data intact"
+else
+	# By name: writing one autoloads its module (threshold).
+	policies="va range asid threshold"
+	[ $mode = strict ] || policies="nonstrict va"
+	for p in $policies; do
+		echo "$p" > "$ctx/policy"
+		echo 1 > "$ctx/stats/reset"
+		roundtrip "$p"
+		u=$(stat unmaps) s=$(stat syncs)
+		c=$(($(stat tlbi_va) + $(stat tlbi_range) + $(stat tlbi_asid) + $(stat tlbi_all)))
+		echo "nvme: policy $p: data intact; unmaps $u, commands $c, syncs $s"
+		# Lazy: no iotlb_sync, so no unmap is counted; the flush
+		# queue's flush_iotlb_all, through the policy, invalidates.
+		if [ $mode = lazy ]; then
+			[ "$(stat tlbi_asid)" -gt 0 ] && [ "$s" -gt 0 ] ||
+				fail "$p: no context flush"
+		else
+			[ "$u" -gt 0 ] && [ "$c" -gt 0 ] && [ "$s" -gt 0 ] ||
+				fail "$p: unmaps $u, commands $c, syncs $s"
+		fi
+	done
+fi
+
+# MSI-X through the SMMU: nvme's queues interrupt by MSI-X, whose doorbell
+# writes are DMA translated in the MSI window.
+irqs=$(awk '/nvme0q/ { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) s += $i } END { print s + 0 }' /proc/interrupts)
+grep nvme0q /proc/interrupts | head -n 2
+grep nvme0q /proc/interrupts | grep -q 'MSI' || fail "nvme's interrupts are not MSI"
+[ "$irqs" -gt 0 ] || fail "no nvme interrupt arrived"
+echo "nvme: $irqs MSI-X interrupts"
+
+! dmesg | grep -E 'F_TRANSLATION|event 0x' || fail "SMMU events during I/O"
+echo "nvme: PASS ($mode)"
