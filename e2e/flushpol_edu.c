@@ -16,6 +16,8 @@
  *   stress N          N rounds of check 2M, for policy switches under load
  *   bench SIZE REPS   time REPS unmaps of SIZE of 4K pages (no DMA)
  *   fault             DMA from an IOVA never mapped: must fault
+ *   domains N         N more paging domains, each attached once and all
+ *                     alive at the end: N ASIDs
  *   mark N            a marker in QEMU's command trace
  * and /sys/bus/pci/drivers/flushpol_edu/context names the domain's context
  * under /sys/kernel/flushpol/contexts/.
@@ -245,6 +247,43 @@ static int edu_bench(struct edu *edu, size_t size, unsigned int reps)
 	return ret;
 }
 
+/*
+ * Attach @n paging domains in turn, keeping each (and its ASID) alive,
+ * then go back to the device's own: more than 255 must fit where IDR0
+ * says ASIDs have 16 bits.
+ */
+static int edu_domains(struct edu *edu, unsigned int n)
+{
+	struct device *dev = &edu->pdev->dev;
+	struct iommu_domain **doms;
+	unsigned int i;
+	int ret = 0;
+
+	doms = kcalloc(n, sizeof(*doms), GFP_KERNEL);
+	if (!doms)
+		return -ENOMEM;
+	iommu_detach_device(edu->dom, dev);
+	for (i = 0; i < n; i++) {
+		doms[i] = iommu_paging_domain_alloc(dev);
+		if (IS_ERR(doms[i])) {
+			ret = PTR_ERR(doms[i]);
+			doms[i] = NULL;
+			break;
+		}
+		ret = iommu_attach_device(doms[i], dev);
+		if (ret)
+			break;
+		iommu_detach_device(doms[i], dev);
+	}
+	pr_info("fp-e2e: domains %u of %u attached, last %s: %d\n", i, n,
+		i ? smmuv3_iommu_ctx_name(doms[i - 1]) : "none", ret);
+	for (i = 0; i < n; i++)
+		if (doms[i])
+			iommu_domain_free(doms[i]);
+	kfree(doms);
+	return iommu_attach_device(edu->dom, dev) ?: ret;
+}
+
 static struct edu *the_edu;
 
 static ssize_t run_store(struct device_driver *drv, const char *buf,
@@ -271,6 +310,8 @@ static ssize_t run_store(struct device_driver *drv, const char *buf,
 	} else if (!strcmp(cmd, "bench") && n == 3 && a && a <= SZ_32M &&
 		   IS_ALIGNED(a, SZ_4K)) {
 		ret = edu_bench(edu, a, b);
+	} else if (!strcmp(cmd, "domains") && a && a <= 4096) {
+		ret = edu_domains(edu, a);
 	} else if (!strcmp(cmd, "fault")) {
 		ret = edu_fault(edu);
 	} else if (!strcmp(cmd, "mark")) {

@@ -122,6 +122,12 @@ edu=$(basename "$(readlink -f $drv/0000:*)")
 dmesg | grep 'F_TRANSLATION' | grep -q "$edu" || fail "the fault report does not name $edu"
 unload
 
+# ASIDs are 16 bits on QEMU's SMMU: 300 domains alive at once fit.
+load 1
+echo "domains 300" > $run || fail "300 domains did not get an ASID each"
+dmesg | grep 'fp-e2e: domains' | tail -n 1
+unload
+
 # The IOMMU core holds the driver while devices are behind it.
 if rmmod flushpol_smmuv3 2>/dev/null; then
 	fail "flushpol_smmuv3 was removed under its devices"

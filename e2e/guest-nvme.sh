@@ -106,6 +106,39 @@ else
 	done
 fi
 
+# /sys/kernel/iommu_groups/*/type as with the in-tree driver: with the
+# driver unbound, the group's default domain is replaced by the type
+# written, and the context comes and goes with it.
+retype()
+{
+	bdf=${pci##*/}
+	echo "$bdf" > /sys/bus/pci/drivers/nvme/unbind
+	ls /sys/kernel/flushpol/contexts > /tmp/ctx.before
+	echo "$1" > "$group/type"
+	echo "$bdf" > /sys/bus/pci/drivers/nvme/bind
+	i=0
+	while [ ! -b /dev/nvme0n1 ]; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || fail "no /dev/nvme0n1 after type $1"
+		sleep 0.1
+	done
+	[ "$(cat "$group/type")" = "$1" ] || fail "type $(cat "$group/type"), wrote $1"
+	new=
+	for c in $(ls /sys/kernel/flushpol/contexts); do
+		grep -qxF "$c" /tmp/ctx.before || new="$new $c"
+	done
+	new=${new# }
+	roundtrip "type $1"
+	echo "nvme: group type $1: data intact, new context: ${new:-none}"
+}
+if [ $mode = strict ]; then
+	retype identity
+	[ -z "$new" ] || fail "an identity domain made context $new"
+	retype DMA-FQ
+	[ -n "$new" ] && [ "$(cat "/sys/kernel/flushpol/contexts/$new/strict")" = 0 ] ||
+		fail "DMA-FQ: context \"$new\" is not lazy"
+fi
+
 # MSI-X through the SMMU: nvme's queues interrupt by MSI-X, whose doorbell
 # writes are DMA translated in the MSI window.
 irqs=$(awk '/nvme0q/ { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) s += $i } END { print s + 0 }' /proc/interrupts)

@@ -41,3 +41,9 @@ for append in "" iommu.strict=0 iommu.passthrough=1; do
 	QEMU_EXTRA="-drive file=$img,if=none,id=nvm,format=raw -device nvme,serial=fp,drive=nvm" \
 		"$here/run-guest.sh" "$FP_TOP/e2e/guest-nvme.sh" 600
 done
+
+# A device that bound before the driver loaded is named at load.
+log "nvme bound before flushpol_smmuv3 loads"
+GUEST_KMODS=nvme GUEST_EARLY_MODULES= GUEST_APPEND=deferred_probe_timeout=1 \
+QEMU_EXTRA="-drive file=$img,if=none,id=nvm,format=raw -device nvme,serial=fp,drive=nvm" \
+	"$here/run-guest.sh" "$FP_TOP/e2e/guest-late.sh" 600

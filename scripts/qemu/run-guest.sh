@@ -25,6 +25,8 @@
 #   GUEST_IN_TREE_SMMU=1  leave the SMMU to the in-tree arm-smmu-v3 driver
 #                 (no initcall_blacklist, nothing in /conf/modules): make
 #                 bench's upstream reference
+#   GUEST_EARLY_MODULES  what /conf/modules lists (default flushpol_smmuv3;
+#                 none with GUEST_IN_TREE_SMMU=1)
 #   GUEST_KMODS   modules of the kernel's own to put in the initramfs, with
 #                 those they depend on, e.g. "nvme" (not loaded by /init)
 #   GUEST_ROOT_EXTRA  a directory laid over the guest's root (e.g. the
@@ -64,11 +66,11 @@ cp "$BUSYBOX" "$run/root/bin/busybox"
 cp "$script" "$run/root/guest.sh"
 chmod 755 "$run/root/guest.sh"
 mkdir -p "$run/root/conf"
-if [ "${GUEST_IN_TREE_SMMU:-0}" != 1 ]; then
-	echo flushpol_smmuv3 >"$run/root/conf/modules"
-else
-	: >"$run/root/conf/modules"
-fi
+early=flushpol_smmuv3
+[ "${GUEST_IN_TREE_SMMU:-0}" != 1 ] || early=
+early=${GUEST_EARLY_MODULES-$early}
+# shellcheck disable=SC2086 # a list of names
+printf '%s\n' $early >"$run/root/conf/modules"
 # add_kmod NAME: a module of the kernel's (the package has no modules.dep
 # yet) and what it depends on, decompressed: busybox's modprobe loads
 # plain .ko files.

@@ -28,8 +28,9 @@ done
 [ -n "$edu" ] || fail "no edu device (1234:11e8) on PCI"
 echo "smoke: edu at $edu"
 
-# The SMMUv3 (found by compatible, not by address) must be there and left
-# unbound: initcall_blacklist kept the in-tree driver out.
+# The SMMUv3 (found by compatible, not by address) must be there and bound
+# to ours, which /init loaded: initcall_blacklist kept the in-tree driver
+# out.
 smmu=
 for d in /sys/bus/platform/devices/*; do
 	if grep -qs 'arm,smmu-v3' "$d/of_node/compatible"; then
@@ -37,9 +38,10 @@ for d in /sys/bus/platform/devices/*; do
 	fi
 done
 [ -n "$smmu" ] || fail "no arm,smmu-v3 platform device"
-[ ! -e "$smmu/driver" ] ||
-	fail "${smmu##*/} is bound to $(basename "$(readlink "$smmu/driver")")"
-echo "smoke: ${smmu##*/} present, no driver"
+drv=$(basename "$(readlink "$smmu/driver")")
+[ "$drv" = flushpol-smmuv3 ] || fail "${smmu##*/} is bound to \"$drv\""
+[ -e /sys/class/iommu/smmuv3.0 ] || fail "no /sys/class/iommu/smmuv3.0"
+echo "smoke: ${smmu##*/} bound to $drv"
 
 # Only the taints our unsigned out-of-tree modules bring: O (4096) and
 # E (8192).  Anything else (W, a warning) fails even if it did not reach
