@@ -32,8 +32,9 @@ fail() { echo "fio-verify: FAIL: $*"; exit 1; }
 # The NVMe's context: the one its default domain made when nvme bound.
 newctx()
 {
-	for c in $(ls /sys/kernel/flushpol/contexts); do
-		grep -qxF "$c" /tmp/ctx.before || ctx=/sys/kernel/flushpol/contexts/$c
+	for c in /sys/kernel/flushpol/contexts/*; do
+		[ -e "$c" ] || continue
+		grep -qxF "${c##*/}" /tmp/ctx.before || ctx=$c
 	done
 }
 
@@ -116,5 +117,7 @@ if [ "$bad" -gt 0 ] || [ "$faults" -gt 0 ]; then
 	dmesg | grep -E 'event 0x|F_[A-Z_]+' | head -n 10
 	fail "verify errors or SMMU faults"
 fi
-[ "${rd:-0}" -gt 0 ] && [ "${wr:-0}" -gt 0 ] || fail "nothing written or verified"
+if [ "${rd:-0}" -eq 0 ] || [ "${wr:-0}" -eq 0 ]; then
+	fail "nothing written or verified"
+fi
 echo "fio-verify: PASS"

@@ -33,8 +33,9 @@ fail() { echo "fio: FAIL: $*"; exit 1; }
 # The NVMe's context: the one its default domain made when nvme bound.
 newctx()
 {
-	for c in $(ls /sys/kernel/flushpol/contexts); do
-		grep -qxF "$c" /tmp/ctx.before || ctx=/sys/kernel/flushpol/contexts/$c
+	for c in /sys/kernel/flushpol/contexts/*; do
+		[ -e "$c" ] || continue
+		grep -qxF "${c##*/}" /tmp/ctx.before || ctx=$c
 	done
 }
 
