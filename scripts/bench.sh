@@ -18,8 +18,8 @@
 #      its own README section).
 # Writes bench/results/bench.md (also printed) and
 # bench/results/unmap-latency.png, and puts the table into README.md.
-# Takes about 35 minutes the first time (two UML kernels are built), 25
-# after that, 20 of them fio (3 rounds of 5 boots).
+# Takes about 15 minutes the first time (two UML kernels are built), 3 to
+# 5 after that, and fio's 17 boots about 35 more on a shared 2-core host.
 #
 # Environment:
 #   FP_BENCH_ROUNDS  QEMU rounds (default 8): a boot with flushpol's
