@@ -11,11 +11,15 @@
 #   3. unmap latency on QEMU's SMMUv3 with Debian's arm64 kernel: every
 #      policy, through flushpol installed with DKMS, and the upstream
 #      in-tree arm-smmu-v3 driver through the IOMMU API, with QEMU's trace
-#      of upstream's commands from one more boot.
+#      of upstream's commands from one more boot;
+#   4. throughput of fio on QEMU's NVMe through every policy, strict and
+#      lazy, against the upstream driver strict and lazy and bypass
+#      (scripts/qemu/fio-bench.sh: bench/results/fio.md and fio.png, and
+#      its own README section).
 # Writes bench/results/bench.md (also printed) and
 # bench/results/unmap-latency.png, and puts the table into README.md.
 # Takes about 15 minutes the first time (two UML kernels are built), 3 to
-# 5 after that.
+# 5 after that, and fio's 17 boots about 35 more on a shared 2-core host.
 #
 # Environment:
 #   FP_BENCH_ROUNDS  QEMU rounds (default 8): a boot with flushpol's
@@ -69,13 +73,13 @@ fp_apt_install "${FP_DEB_PACKAGES[@]}" gnuplot-nox
 rm -rf "$out"
 mkdir -p "$out/qemu" "$res"
 
-log "1/4 KUnit in the test kernel: command counts and dispatch cost"
+log "1/5 KUnit in the test kernel: command counts and dispatch cost"
 FLUSHPOL_OUT=$out/kunit "$top/scripts/kunit.sh" >"$out/kunit.log" 2>&1 ||
 	kunit_failed "$out/kunit" "$out/kunit.log"
 grep -q 'fp-dispatch:' "$out/kunit/ktap.log" ||
 	die "no fp-dispatch lines in $out/kunit/ktap.log"
 
-log "2/4 KUnit in UML without debug options: dispatch cost"
+log "2/5 KUnit in UML without debug options: dispatch cost"
 uml=$("$top/scripts/bench-uml.sh" 2>"$out/bench-uml.log") ||
 	failed "$out/bench-uml.log"
 FLUSHPOL_UML=$uml FLUSHPOL_OUT=$out/kunit-nodebug "$top/scripts/kunit.sh" \
@@ -85,7 +89,7 @@ FLUSHPOL_UML=$uml FLUSHPOL_OUT=$out/kunit-nodebug "$top/scripts/kunit.sh" \
 # The QEMU rig's own build tree, so that make check's is left alone.
 export FLUSHPOL_QEMU_OUT=$out/qemu
 eval "$("$qemu/prepare.sh")"
-log "3/4 QEMU: $rounds boots with flushpol's policies (DKMS into $KVER)," \
+log "3/5 QEMU: $rounds boots with flushpol's policies (DKMS into $KVER)," \
     "each followed by one with the upstream arm-smmu-v3 driver"
 { "$qemu/dkms-install.sh" && "$qemu/edu-module.sh"; } >"$out/build.log" 2>&1 ||
 	failed "$out/build.log"
@@ -104,13 +108,17 @@ for r in $(seq "$rounds"); do
 done
 
 # Tracing costs QEMU time per command: never in a timed boot.
-log "4/4 QEMU: the upstream arm-smmu-v3 driver, commands counted by QEMU"
+log "4/5 QEMU: the upstream arm-smmu-v3 driver, commands counted by QEMU"
 GUEST_IN_TREE_SMMU=1 GUEST_APPEND="FP_BENCH_COUNT=1" \
 QEMU_EXTRA="-trace smmuv3_cmdq_opcode -D $out/qemu/upstream.trace" \
 	"$qemu/run-guest.sh" "$top/e2e/guest-bench-upstream.sh" 600 \
 	2>>"$out/qemu.log" || failed "$out/qemu.log"
 cp "$out/qemu/run/guest-bench-upstream/console.log" \
 	"$out/qemu/upstream-count.log"
+
+log "5/5 QEMU: fio on NVMe, every configuration, alternating rounds"
+FP_FIO_PREBUILT=1 "$qemu/fio-bench.sh" >"$out/fio.log" 2>&1 ||
+	failed "$out/fio.log"
 
 md=$res/bench.md
 png=$res/unmap-latency.png

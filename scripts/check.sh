@@ -7,6 +7,8 @@
 #   readme      the README's count table is what the suites just printed
 #   dkms        dkms add/build/install against Debian's 6.12 and 6.1 headers
 #   e2e         DKMS into Debian's arm64 kernel on QEMU's SMMUv3, real DMA
+#   fio-verify  fio verify=crc32c on QEMU's NVMe through flushpol, strict
+#               and lazy, policies rewritten under it; e2e_nosync caught
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,4 +22,5 @@ scripts/kunit.sh
 scripts/readme-table.sh --check
 scripts/dkms-check.sh
 scripts/qemu/e2e.sh
+FP_FIO_PREBUILT=1 scripts/qemu/fio-verify.sh 20
 echo "check: PASS"

@@ -29,6 +29,8 @@
 #                 none with GUEST_IN_TREE_SMMU=1)
 #   GUEST_KMODS   modules of the kernel's own to put in the initramfs, with
 #                 those they depend on, e.g. "nvme" (not loaded by /init)
+#   GUEST_ROOT_EXTRA  a directory laid over the guest's root (e.g. the
+#                 fio tree of fio-root.sh)
 #   FLUSHPOL_QEMU_OUT  output directory (default build/qemu); the console
 #                 goes to its run/NAME/console.log, NAME the script's.
 set -euo pipefail
@@ -59,6 +61,7 @@ console=$run/console.log
 rm -rf "$run"
 mkdir -p "$run/root"/{bin,dev,proc,sys,tmp}
 cp -a "$sysroot/." "$run/root/"
+[ -z "${GUEST_ROOT_EXTRA:-}" ] || cp -a "$GUEST_ROOT_EXTRA/." "$run/root/"
 cp "$BUSYBOX" "$run/root/bin/busybox"
 cp "$script" "$run/root/guest.sh"
 chmod 755 "$run/root/guest.sh"
