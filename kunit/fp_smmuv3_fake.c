@@ -249,6 +249,20 @@ void fpt_v3_fake_set(struct fpt_v3_fake *f, unsigned int per_poll)
 	spin_unlock_irqrestore(&f->lock, flags);
 }
 
+/* The SMMU runs on its own: consume up to @n published commands now. */
+void fpt_v3_fake_run(struct fpt_v3_fake *f, unsigned int n)
+{
+	unsigned int per_poll;
+	unsigned long flags;
+
+	spin_lock_irqsave(&f->lock, flags);
+	per_poll = f->per_poll;
+	f->per_poll = n;
+	fpt_v3_advance(f);
+	f->per_poll = per_poll;
+	spin_unlock_irqrestore(&f->lock, flags);
+}
+
 /* Refuse the next @n TLBI commands the consumer reaches (CERROR_ILL). */
 void fpt_v3_fake_refuse_tlbi(struct fpt_v3_fake *f, unsigned int n)
 {

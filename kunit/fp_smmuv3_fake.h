@@ -64,6 +64,7 @@ struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,
 				    struct fpm_smmu *model, unsigned int shift,
 				    unsigned int per_poll);
 void fpt_v3_fake_set(struct fpt_v3_fake *f, unsigned int per_poll);
+void fpt_v3_fake_run(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_refuse_tlbi(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_raise_gerror(struct fpt_v3_fake *f, u32 bits);
 u32 fpt_v3_fake_active_gerror(struct fpt_v3_fake *f);

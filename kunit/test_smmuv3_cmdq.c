@@ -136,6 +136,37 @@ static void gerror_irq_leaves_cmdq_err_acknowledged(struct kunit *test)
 }
 
 /*
+ * A command refused while no CPU waits on the queue: the GERROR interrupt
+ * skips it as a waiter would, so the queue runs on, and the next sync
+ * makes up for it before it succeeds.
+ */
+static void gerror_irq_skips_refused_command(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 0);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	/* Half the queue: published without a sync. */
+	fpt_v3_fake_refuse_tlbi(f, 1);
+	fpt_cmdq_tlbi(f, BIT(cmdq->q.shift) / 2);
+	fpt_v3_fake_run(f, BIT(cmdq->q.shift));
+	KUNIT_EXPECT_TRUE(test, f->halted);
+
+	KUNIT_EXPECT_EQ(test, smmuv3_gerror_irq(0, &f->smmu), IRQ_HANDLED);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_active_gerror(f), 0);
+	KUNIT_EXPECT_FALSE(test, f->halted);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, 0) & 0xff, CMD_OP_SYNC);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 1);
+	KUNIT_EXPECT_EQ(test, smmuv3_gerror_irq(0, &f->smmu), IRQ_NONE);
+
+	fpt_v3_fake_run(f, BIT(cmdq->q.shift));
+	KUNIT_EXPECT_EQ(test, f->tlbi, BIT(cmdq->q.shift) / 2 - 1);
+	fpt_v3_fake_set(f, 4);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
+	KUNIT_EXPECT_EQ(test, f->tlbi, BIT(cmdq->q.shift) / 2);
+}
+
+/*
  * A wedged SMMU and a full queue: a 32-command batch costs one bound, not
  * one per command, and once a command was dropped with CMDQ_CONS still,
  * the next batch drops at once.  Nothing unread is overwritten.
@@ -273,6 +304,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_fails_covering_sync),
 	KUNIT_CASE(second_cmdq_error_acknowledged),
 	KUNIT_CASE(gerror_irq_leaves_cmdq_err_acknowledged),
+	KUNIT_CASE(gerror_irq_skips_refused_command),
 	KUNIT_CASE(wedged_full_queue_batch_waits_one_bound),
 	KUNIT_CASE(threads_share_queue_each_sync_completes_own),
 	{}

@@ -424,10 +424,11 @@ int smmuv3_cmdq_init(struct smmuv3_cmdq *cmdq, struct device *dev,
  * @irq: its number
  * @dev: the SMMU
  *
- * Logs and acknowledges every active global error but CMDQ_ERR, which the
- * queue's own waiters handle (it needs the refused command rewritten
- * first).  Exactly those bits toggle in GERRORN, under the lock the queue
- * takes for its own acknowledgment.
+ * A refused command (CMDQ_ERR) is skipped as a waiter on the queue would
+ * skip it, so that the queue runs on with no one waiting.  Every other
+ * active global error is logged and acknowledged: exactly those bits
+ * toggle in GERRORN, never CMDQ_ERR's, under the lock the queue takes for
+ * its own acknowledgment.
  *
  * Return: IRQ_HANDLED, or IRQ_NONE if no error was active.
  */
@@ -438,11 +439,19 @@ irqreturn_t smmuv3_gerror_irq(int irq, void *dev)
 	u32 gerror, gerrorn, active, handled;
 	unsigned long flags;
 
+	/* Under the queue's lock, as a waiter would skip it. */
+	spin_lock_irqsave(&cmdq->lock, flags);
+	active = (cmdq_read(cmdq, SMMUV3_GERROR) ^
+		  cmdq_read(cmdq, SMMUV3_GERRORN)) & GERROR_CMDQ_ERR;
+	if (active)
+		cmdq_skip_error(cmdq);
+	spin_unlock_irqrestore(&cmdq->lock, flags);
+
 	spin_lock_irqsave(&cmdq->gerror_lock, flags);
 	gerror = cmdq_read(cmdq, SMMUV3_GERROR);
 	gerrorn = cmdq_read(cmdq, SMMUV3_GERRORN);
-	active = (gerror ^ gerrorn) & GERROR_ERR_MASK;
-	handled = active & ~GERROR_CMDQ_ERR;
+	handled = (gerror ^ gerrorn) & GERROR_ERR_MASK & ~GERROR_CMDQ_ERR;
+	active |= handled;
 	if (handled)
 		cmdq_write(cmdq, SMMUV3_GERRORN, gerrorn ^ handled);
 	spin_unlock_irqrestore(&cmdq->gerror_lock, flags);

@@ -199,10 +199,12 @@ void smmuv3_cmd_sync(u64 *cmd);
  * struct smmuv3_cmdq_ops - where commands go
  * @submit: append @n commands to the queue; they may sit unpublished until
  *	the next sync.
- * @sync: publish everything submitted so far, then a CMD_SYNC, and wait for
- *	it.  Returns 0 or -ETIMEDOUT.
+ * @sync: publish everything submitted so far, from any CPU, then a
+ *	CMD_SYNC, and wait for it.  Returns 0; -ETIMEDOUT if the SMMU did not
+ *	get there in time; -EIO if a command before it was lost (refused by
+ *	the SMMU, or dropped from a full queue) and nothing made up for it.
  *
- * The driver's queue in the shipped module; a model's in tests.
+ * The driver's queue (cmdq.c), in the shipped module and in the tests.
  */
 struct smmuv3_cmdq_ops {
 	void (*submit)(void *q, const u64 *cmds, unsigned int n);
