@@ -5,7 +5,7 @@
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-.PHONY: all modules clean check demo bench stress
+.PHONY: all modules clean check demo bench stress stress-arm64
 
 all: modules
 
@@ -35,3 +35,8 @@ bench:
 # make check runs 10^4 and 36.  35 minutes on two cores.
 stress:
 	scripts/kunit.sh --stress
+
+# The same in the arm64 SMP test kernel (QEMU -smp 4), where the stress
+# threads run in parallel.
+stress-arm64:
+	scripts/kunit.sh --arch arm64 --stress
