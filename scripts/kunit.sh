@@ -127,7 +127,8 @@ else
 	log "booting arm64 on qemu-system-aarch64 -smp 4 (MTTCG)"
 	# panic=-1: a panic ends the run at once, its splat in the log.
 	timeout "$limit" qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on \
-		-smp 4 -m 2G -accel tcg,thread=multi -nographic -no-reboot \
+		-smp 4 -m 2G -accel tcg,thread=multi -nographic -no-reboot -nic none \
+		-name flushpol,debug-threads=on \
 		-kernel "$kernel/arch/arm64/boot/Image" \
 		-initrd "$out/initrd.cpio" \
 		-append "console=ttyAMA0 panic=-1 ${cmdline[*]} rdinit=/init -- ${init_args[*]} ${modules[*]}" \
