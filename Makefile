@@ -5,7 +5,7 @@
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-.PHONY: all modules clean check demo bench stress
+.PHONY: all modules clean check demo bench stress stress-arm64
 
 all: modules
 
@@ -37,3 +37,8 @@ bench:
 stress:
 	scripts/kunit.sh --stress
 	scripts/qemu/fio-verify.sh 120
+
+# The same in the arm64 SMP test kernel (QEMU -smp 4), where the stress
+# threads run in parallel.
+stress-arm64:
+	scripts/kunit.sh --arch arm64 --stress

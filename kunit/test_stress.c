@@ -87,6 +87,7 @@ struct fpt_worker {
 	unsigned long pend_iova[FPT_LAZY_BATCH];
 	size_t pend_size[FPT_LAZY_BATCH];
 	unsigned int nr_pend;
+	struct cpumask cpus;	/* where it ran */
 };
 
 /* What a round did; printed per round and summed for the suite. */
@@ -378,6 +379,7 @@ static int fpt_worker_fn(void *data)
 
 	while (!kthread_should_stop() &&
 	       atomic_long_dec_return(&s->budget) >= 0) {
+		__cpumask_set_cpu(raw_smp_processor_id(), &w->cpus);
 		fpt_one_op(w);
 		cond_resched();
 	}
@@ -560,6 +562,7 @@ static void concurrent_unmaps_and_switches_lose_nothing(struct kunit *test)
 	struct fpt_stress *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	unsigned long left, stale = 0, freed = 0, hits = 0, timeouts = 0;
 	struct task_struct *t[FPT_NR_THREADS + 2];
+	struct cpumask cpus;
 	u64 start;
 	struct fpt_figures *f;
 	unsigned int i;
@@ -610,6 +613,14 @@ static void concurrent_unmaps_and_switches_lose_nothing(struct kunit *test)
 	}
 	fpt_print_round(test, s, round,
 			div_u64(ktime_get_ns() - start, NSEC_PER_MSEC));
+	/* On SMP the workers must really run side by side. */
+	cpumask_clear(&cpus);
+	for (i = 0; i < FPT_NR_THREADS; i++)
+		cpumask_or(&cpus, &cpus, &s->w[i].cpus);
+	kunit_info(test, "fp-stress: round %lu: workers ran on %u of %u CPUs\n",
+		   round, cpumask_weight(&cpus), num_online_cpus());
+	if (num_online_cpus() > 1)
+		KUNIT_EXPECT_GT(test, cpumask_weight(&cpus), 1);
 
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->ops), ops);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->stale), 0);

@@ -1,27 +1,44 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Run the KUnit suites in a User-Mode-Linux kernel built from Debian's
-# linux-source-6.12, with the real io-pgtable-arm, and judge them with the
-# kernel's own KTAP parser.
+# Run the KUnit suites in a kernel built from Debian's linux-source-6.12,
+# with the real io-pgtable-arm, and judge them with the kernel's own KTAP
+# parser: by default in User-Mode Linux (one CPU), with --arch arm64 in an
+# arm64 kernel on qemu-system-aarch64 -M virt -smp 4 with one host thread
+# per vCPU (MTTCG), where the suites' threads really run in parallel.
 #
-# UML exits 0 whatever the tests did, and the kernel prints an empty KTAP
-# block of its own at boot: so only what follows our marker is parsed, and
-# the run fails unless /init reports that every module loaded and the
-# parser finds every expected suite, all passing.
+# Neither exit status says what the tests did, and the kernel prints an
+# empty KTAP block of its own at boot: so only what follows our marker is
+# parsed, and the run fails unless /init reports that every module loaded
+# and the parser finds every expected suite, all passing.
 #
-#   kunit.sh                 every suite, 10^4 stress cycles, and first
-#                            /init's module lifetime checks, 36 rounds
-#   kunit.sh --stress [N]    flushpol_stress alone, N cycles (10^6), and
-#                            the lifetime checks with 100 rounds
+#   kunit.sh [--arch A]              every suite, 10^4 stress cycles
+#                                    (FP_ARM64_STRESS_OPS on arm64), and
+#                                    first /init's module lifetime checks,
+#                                    36 rounds
+#   kunit.sh [--arch A] --stress [N] flushpol_stress alone, N cycles
+#                                    (10^6), and the lifetime checks with
+#                                    100 rounds
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/deps.sh
+. "$top/scripts/deps.sh"
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 cache=${FLUSHPOL_CACHE:-/var/cache/flushpol}
 src=$cache/linux-source-6.12
-out=${FLUSHPOL_OUT:-$top/build/kunit}
+arch=um
+if [ "${1:-}" = --arch ]; then
+	arch=$2
+	shift 2
+fi
+case $arch in
+um) name=kunit ;;
+arm64) name=kunit-arm64 ;;
+*) echo "kunit: --arch um or arm64, not $arch" >&2; exit 1 ;;
+esac
+out=${FLUSHPOL_OUT:-$top/build/$name}
 suites=(flushpol_counts flushpol_model flushpol_oracle flushpol_switch
 	flushpol_registry flushpol_sysfs flushpol_lazy flushpol_smmuv3
 	flushpol_smmuv2 flushpol_smmuv2_oracle flushpol_qcom flushpol_coverage
@@ -31,8 +48,13 @@ suites=(flushpol_counts flushpol_model flushpol_oracle flushpol_switch
 cmdline=()
 init_args=(@lifetime:36)
 limit=900
+if [ "$arch" = arm64 ]; then
+	# Every suite under TCG with KASAN and lockdep: slower than UML.
+	cmdline=("flushpol_kunit.stress_ops=${FP_ARM64_STRESS_OPS:-10000}")
+	limit=2400
+fi
 if [ "${1:-}" = --stress ]; then
-	out=${FLUSHPOL_OUT:-$top/build/stress}
+	out=${FLUSHPOL_OUT:-$top/build/stress${arch#um}}
 	suites=(flushpol_stress)
 	cmdline=("flushpol_kunit.stress_ops=${2:-1000000}"
 		 kunit.filter_glob=flushpol_stress)
@@ -42,15 +64,43 @@ fi
 
 log() { echo "kunit: $*" >&2; }
 
-# FLUSHPOL_UML: another UML build to run in (make bench's, without the
-# debug options); by default the test kernel.
-uml=${FLUSHPOL_UML:-$("$top/scripts/uml-kernel.sh")}
+# "CPU n/TCG <CPU seconds>" for each vCPU thread of QEMU process $1.
+vcpu_times()
+{
+	local t tick
 
-# Build from a copy so the UML objects never mix with a host build.
+	[ -n "$1" ] || return 0
+	tick=$(getconf CLK_TCK)
+	for t in /proc/"$1"/task/*; do
+		[[ $(cat "$t/comm" 2>/dev/null) == "CPU "* ]] || continue
+		# utime and stime: fields 14 and 15 after the "(comm)".
+		sed 's/.*) //' "$t/stat" 2>/dev/null |
+			awk -v c="$(cat "$t/comm")" -v hz="$tick" \
+				'{ printf "%s %.1f\n", c, ($12 + $13) / hz }'
+	done
+}
+
+if [ "$arch" = um ]; then
+	# FLUSHPOL_UML: another UML build to run in (make bench's, without
+	# the debug options); by default the test kernel.
+	kernel=${FLUSHPOL_UML:-$("$top/scripts/uml-kernel.sh")}
+	kmake=(make -s -C "$src" O="$kernel" ARCH=um)
+	cc=gcc
+else
+	kernel=$("$top/scripts/arm64-kernel.sh")
+	kmake=(make -s -C "$src" O="$kernel" ARCH=arm64
+	       CROSS_COMPILE=aarch64-linux-gnu-)
+	cc=aarch64-linux-gnu-gcc
+	# The UAPI headers nolibc builds /init against.
+	fp_apt_install qemu-system-arm linux-libc-dev-arm64-cross >&2
+fi
+
+# Build from a copy so the test kernel's objects never mix with a host
+# build.
 rm -rf "$out"
 mkdir -p "$out/root"
 fp_export_tree "$out/src"
-make -s -C "$src" O="$uml" ARCH=um M="$out/src" W=1 KCFLAGS=-Werror modules
+"${kmake[@]}" M="$out/src" W=1 KCFLAGS=-Werror modules
 
 modules=(flushpol flushpol_threshold flushpol_smmuv3 flushpol_smmuv2
 	 flushpol_qcom flushpol_kunit)
@@ -59,20 +109,44 @@ mkdir -p "$root"/{lib,proc,sys,dev}
 for m in "${modules[@]}" flushpol_holder; do
 	cp "$out/src/$m.ko" "$root/lib/"
 done
-gcc -static -nostdlib -fno-stack-protector -Os -Wall \
+"$cc" -static -nostdlib -fno-stack-protector -Os -Wall \
 	-include "$src/tools/include/nolibc/nolibc.h" \
 	-o "$root/init" "$top/kunit/initramfs/init.c" -lgcc
 (cd "$root" && find . | cpio -o -H newc --quiet) > "$out/initrd.cpio"
 
-log "booting UML"
-umldir=$(mktemp -d)
-timeout "$limit" "$uml/linux" mem=1G initrd="$out/initrd.cpio" \
-	uml_dir="$umldir" ${cmdline[@]+"${cmdline[@]}"} \
-	rdinit=/init -- "${init_args[@]}" "${modules[@]}" \
-	</dev/null > "$out/console.log" 2>&1 || true
-rm -rf "$umldir"
+start=$(date +%s)
+if [ "$arch" = um ]; then
+	log "booting UML"
+	umldir=$(mktemp -d)
+	timeout "$limit" "$kernel/linux" mem=1G initrd="$out/initrd.cpio" \
+		uml_dir="$umldir" ${cmdline[@]+"${cmdline[@]}"} \
+		rdinit=/init -- "${init_args[@]}" "${modules[@]}" \
+		</dev/null > "$out/console.log" 2>&1 || true
+	rm -rf "$umldir"
+else
+	log "booting arm64 on qemu-system-aarch64 -smp 4 (MTTCG)"
+	# panic=-1: a panic ends the run at once, its splat in the log.
+	timeout "$limit" qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on \
+		-smp 4 -m 2G -accel tcg,thread=multi -nographic -no-reboot -nic none \
+		-name flushpol,debug-threads=on \
+		-kernel "$kernel/arch/arm64/boot/Image" \
+		-initrd "$out/initrd.cpio" \
+		-append "console=ttyAMA0 panic=-1 ${cmdline[*]} rdinit=/init -- ${init_args[*]} ${modules[*]}" \
+		</dev/null > "$out/console.log" 2>&1 &
+	# MTTCG: one host thread per vCPU ("CPU n/TCG"), each of which must
+	# have run guest code; their CPU seconds, last seen, go to vcpus.txt.
+	tpid=$!
+	while kill -0 "$tpid" 2>/dev/null; do
+		snap=$(vcpu_times "$(pgrep -P "$tpid" qemu-system || true)")
+		[ -z "$snap" ] || echo "$snap" > "$out/vcpus.txt"
+		sleep 5
+	done
+	wait "$tpid" || true
+fi
+log "boot to power-off: $(( $(date +%s) - start )) s"
 
-sed -n '/FLUSHPOL-BEGIN/,$p' "$out/console.log" > "$out/ktap.log"
+# A serial console ends lines with CR LF.
+tr -d '\r' < "$out/console.log" | sed -n '/FLUSHPOL-BEGIN/,$p' > "$out/ktap.log"
 # KASAN reports start "BUG: KASAN:"; kmemleak's are read by /init.
 splat="WARNING:|BUG:|Oops|INFO: (possible|suspicious)|lockdep|UBSAN|KASAN"
 splat+="|detected stalls?|soft lockup|blocked for more than|general protection"
@@ -94,6 +168,16 @@ if ! grep -q FLUSHPOL-INSMOD-OK "$out/ktap.log"; then
 fi
 
 rc=0
+if [ "$arch" = arm64 ]; then
+	vcpus=$(cat "$out/vcpus.txt" 2>/dev/null || true)
+	log "vCPU threads, host CPU seconds: ${vcpus//$'\n'/, }"
+	# Every vCPU a thread of its own, each with real work: not one host
+	# thread taking the vCPUs in turn (single-threaded TCG).
+	if [ "$(awk '$3 >= 1' <<<"$vcpus" | wc -l)" -lt 4 ]; then
+		log "FAIL: QEMU did not run 4 vCPU threads (MTTCG)"
+		rc=1
+	fi
+fi
 python3 "$src/tools/testing/kunit/kunit.py" parse "$out/ktap.log" |
 	tee "$out/parse.log" || rc=$?
 for s in "${suites[@]}"; do
@@ -122,5 +206,5 @@ if [ -n "$summary" ]; then
 	failed=$(( $(count failed || true) + $(count crashed || true) + 0 ))
 	echo "kunit: $(count passed) passed, $failed failed"
 fi
-[ $rc = 0 ] && log "PASS: ${#suites[@]} suites" || log "FAIL"
+[ $rc = 0 ] && log "PASS: ${#suites[@]} suites ($arch)" || log "FAIL ($arch)"
 exit $rc

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flushpol_bench_scale: whether unmapping through flushpol scales with the
+ * number of CPUs as unmapping without it does.  N threads (1, 2, 4, as
+ * many as there are CPUs), each bound to a CPU of its own, unmap disjoint
+ * ranges of ONE context, 4K page by 4K page, each unmap followed by its
+ * sync: through fp_unmap() and io-pgtable-arm to a do-nothing backend, and
+ * through io-pgtable-arm to the same do-nothing calls made directly, as a
+ * driver without flushpol would (the direct side of bench_dispatch.c).
+ *
+ * A benchmark, not a test: it prints "fp-scale:" lines for make bench
+ * (scripts/bench.sh, in the arm64 SMP kernel) and asserts nothing about
+ * time.  It does check that every page unmapped and that flushpol's va
+ * asked the backend for exactly what the direct side did, so the two
+ * sides stay comparable.  Under UML (one CPU) only N = 1 runs.
+ *
+ * The backend counts per CPU: a shared counter would be the very cache
+ * line bouncing this measures, on both sides.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/io-pgtable.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
+#include <linux/sort.h>
+
+#include "../include/flushpol.h"
+
+/*
+ * Small: on a loaded host under TCG, four threads through flushpol took
+ * over 120 s of guest time at 2048 pages and 7 rounds, and the hung-task
+ * detector fired on the test runner.  (Each fp_unmap() takes the
+ * context's span_lock twice; a lock holder whose vCPU the host preempts
+ * would explain it, unconfirmed.)
+ */
+#define FPS_PAGES	256		/* per thread and round */
+#define FPS_ROUNDS	5
+#define FPS_MAX_THREADS	4
+/* Thread t unmaps [FPS_BASE + t * 1G, + FPS_PAGES * 4K): no shared table. */
+#define FPS_BASE	SZ_1G
+
+static DEFINE_PER_CPU(unsigned long, fps_cmds);
+static DEFINE_PER_CPU(unsigned long, fps_syncs);
+
+static noinline void fps_inv_va(struct fp_context *ctx, unsigned long iova,
+				size_t size, size_t granule, bool leaf)
+{
+	this_cpu_add(fps_cmds, size / granule);
+}
+
+static noinline unsigned int fps_inv_range(struct fp_context *ctx,
+					   unsigned long iova, size_t size,
+					   size_t granule, bool leaf)
+{
+	this_cpu_inc(fps_cmds);
+	return 1;
+}
+
+static noinline void fps_inv_context(struct fp_context *ctx)
+{
+	this_cpu_inc(fps_cmds);
+}
+
+static noinline int fps_sync(struct fp_context *ctx)
+{
+	this_cpu_inc(fps_syncs);
+	return 0;
+}
+
+static const struct fp_hw_ops fps_hw_ops = {
+	.inv_va		= fps_inv_va,
+	.inv_range	= fps_inv_range,
+	.inv_context	= fps_inv_context,
+	.sync		= fps_sync,
+};
+
+/* The direct side: the driver's own flush ops, no policy in between. */
+
+static void fps_direct_iotlb_sync(struct iommu_iotlb_gather *g)
+{
+	if (g->pgsize)
+		fps_inv_va(NULL, g->start, g->end - g->start + 1, g->pgsize,
+			   true);
+	fps_sync(NULL);
+}
+
+static void fps_direct_flush_all(void *cookie)
+{
+	fps_inv_context(NULL);
+	fps_sync(NULL);
+}
+
+static void fps_direct_flush_walk(unsigned long iova, size_t size,
+				  size_t granule, void *cookie)
+{
+	fps_inv_va(NULL, iova, size, granule, false);
+	fps_sync(NULL);
+}
+
+static void fps_direct_add_page(struct iommu_iotlb_gather *g,
+				unsigned long iova, size_t granule,
+				void *cookie)
+{
+	if ((g->pgsize && g->pgsize != granule) ||
+	    iommu_iotlb_gather_is_disjoint(g, iova, granule)) {
+		fps_direct_iotlb_sync(g);
+		iommu_iotlb_gather_init(g);
+	}
+	g->pgsize = granule;
+	iommu_iotlb_gather_add_range(g, iova, granule);
+}
+
+static const struct iommu_flush_ops fps_direct_tlb = {
+	.tlb_flush_all	= fps_direct_flush_all,
+	.tlb_flush_walk	= fps_direct_flush_walk,
+	.tlb_add_page	= fps_direct_add_page,
+};
+
+struct fps_side {
+	const char *name;
+	struct fp_context *ctx;		/* NULL on the direct side */
+	struct io_pgtable_ops *ops;
+	struct io_pgtable_cfg cfg;
+};
+
+struct fps_round {
+	struct fps_side *side;
+	unsigned int threads;
+	atomic_t arrived;
+	atomic_t running;
+	atomic_t short_unmaps;
+	atomic_t map_failures;
+	struct completion done;
+	u64 ns[FPS_MAX_THREADS];	/* per unmap, per thread */
+};
+
+struct fps_worker {
+	struct fps_round *r;
+	unsigned int id;
+};
+
+static int fps_map_range(struct io_pgtable_ops *ops, unsigned long iova)
+{
+	size_t mapped = 0, n;
+	int ret;
+
+	/* io-pgtable maps up to the end of one table per call. */
+	while (mapped < FPS_PAGES * SZ_4K) {
+		n = 0;
+		ret = ops->map_pages(ops, iova + mapped, iova + mapped, SZ_4K,
+				     FPS_PAGES - mapped / SZ_4K, IOMMU_READ,
+				     GFP_KERNEL, &n);
+		if (ret || !n)
+			return ret ?: -EINVAL;
+		mapped += n;
+	}
+	return 0;
+}
+
+static int fps_worker_fn(void *data)
+{
+	struct fps_worker *w = data;
+	struct fps_round *r = w->r;
+	struct fps_side *s = r->side;
+	unsigned long iova = FPS_BASE + w->id * (unsigned long)SZ_1G;
+	struct iommu_iotlb_gather g;
+	unsigned int i;
+	size_t n;
+	u64 t0;
+
+	if (fps_map_range(s->ops, iova))
+		atomic_inc(&r->map_failures);
+	/* Start together, so that the threads' unmaps overlap in time. */
+	atomic_inc(&r->arrived);
+	while (atomic_read(&r->arrived) < r->threads)
+		cpu_relax();
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < FPS_PAGES; i++, iova += SZ_4K) {
+		if (s->ctx) {
+			n = fp_unmap(s->ctx, s->ops, iova, SZ_4K, NULL);
+		} else {
+			/* iommu_unmap() of one page: unmap, then sync. */
+			iommu_iotlb_gather_init(&g);
+			n = s->ops->unmap_pages(s->ops, iova, SZ_4K, 1, &g);
+			fps_direct_iotlb_sync(&g);
+		}
+		if (n != SZ_4K)
+			atomic_inc(&r->short_unmaps);
+	}
+	r->ns[w->id] = div_u64(ktime_get_ns() - t0, FPS_PAGES);
+
+	if (atomic_dec_and_test(&r->running))
+		complete(&r->done);
+	return 0;
+}
+
+/* One round: @threads threads, on CPUs of their own, unmap through @s. */
+static void fps_run_round(struct kunit *test, struct fps_side *s,
+			  unsigned int threads, u64 *ns)
+{
+	struct fps_worker w[FPS_MAX_THREADS];
+	struct task_struct *t[FPS_MAX_THREADS];
+	struct fps_round *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned int i;
+	int cpu = -1;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->side = s;
+	r->threads = threads;
+	atomic_set(&r->running, threads);
+	init_completion(&r->done);
+	for (i = 0; i < threads; i++) {
+		w[i] = (struct fps_worker){ .r = r, .id = i };
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		t[i] = kthread_create(fps_worker_fn, &w[i], "fp_scale/%u", i);
+		if (IS_ERR(t[i])) {
+			/* Never woken: stopping them only reaps them. */
+			while (i--)
+				kthread_stop(t[i]);
+			KUNIT_FAIL_AND_ABORT(test, "kthread_create failed");
+		}
+		kthread_bind(t[i], cpu);
+	}
+	for (i = 0; i < threads; i++)
+		wake_up_process(t[i]);
+	wait_for_completion(&r->done);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->map_failures), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->short_unmaps), 0);
+	/* Per thread, the mean of the threads. */
+	*ns = 0;
+	for (i = 0; i < threads; i++)
+		*ns += r->ns[i];
+	*ns = div_u64(*ns, threads);
+	kunit_kfree(test, r);
+}
+
+static void fps_counts(unsigned long *cmds, unsigned long *syncs)
+{
+	unsigned int cpu;
+
+	*cmds = 0;
+	*syncs = 0;
+	for_each_possible_cpu(cpu) {
+		*cmds += per_cpu(fps_cmds, cpu);
+		*syncs += per_cpu(fps_syncs, cpu);
+		per_cpu(fps_cmds, cpu) = 0;
+		per_cpu(fps_syncs, cpu) = 0;
+	}
+}
+
+static int fps_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct fps {
+	struct fps_side fp, direct;
+	struct device dev;
+};
+
+static void fps_teardown(void *data)
+{
+	struct fps *b = data;
+
+	if (b->fp.ops)
+		free_io_pgtable_ops(b->fp.ops);
+	if (b->fp.ctx)
+		fp_context_destroy(b->fp.ctx);
+	if (b->direct.ops)
+		free_io_pgtable_ops(b->direct.ops);
+}
+
+static void fps_side_cfg(struct fps *b, struct fps_side *s)
+{
+	s->cfg = (struct io_pgtable_cfg) {
+		.pgsize_bitmap	= SZ_4K | SZ_2M | SZ_1G,
+		.ias		= 48,
+		.oas		= 48,
+		.coherent_walk	= true,
+		.iommu_dev	= &b->dev,
+	};
+}
+
+static void scaling_reported(struct kunit *test)
+{
+	const char * const *policy = test->param_value;
+	struct fps *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct fp_context_cfg fc = {
+		.backend = "scale", .instance = "scale0", .owner = THIS_MODULE,
+		.ops = &fps_hw_ops, .id = 1, .default_policy = "va",
+		.default_threshold = 128,
+	};
+	u64 fp_ns[FPS_ROUNDS], d_ns[FPS_ROUNDS];
+	unsigned long fp_cmds, fp_syncs, d_cmds, d_syncs, c, y;
+	unsigned int threads, r;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fps_teardown, b),
+			0);
+
+	b->fp.name = "flushpol";
+	fps_side_cfg(b, &b->fp);
+	b->fp.ctx = fp_context_create(&fc, &b->fp.cfg);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b->fp.ctx);
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(b->fp.ctx, *policy), 0);
+	b->fp.ops = alloc_io_pgtable_ops(ARM_64_LPAE_S1, &b->fp.cfg,
+					 b->fp.ctx);
+	KUNIT_ASSERT_NOT_NULL(test, b->fp.ops);
+
+	b->direct.name = "direct";
+	fps_side_cfg(b, &b->direct);
+	b->direct.cfg.tlb = &fps_direct_tlb;
+	b->direct.ops = alloc_io_pgtable_ops(ARM_64_LPAE_S1, &b->direct.cfg,
+					     b);
+	KUNIT_ASSERT_NOT_NULL(test, b->direct.ops);
+
+	fps_counts(&c, &y);
+	for (threads = 1; threads <= FPS_MAX_THREADS; threads *= 2) {
+		if (threads > num_online_cpus())
+			break;
+		fp_cmds = 0;
+		fp_syncs = 0;
+		d_cmds = 0;
+		d_syncs = 0;
+		/* The sides in turn, so the host's noise falls on both. */
+		for (r = 0; r < FPS_ROUNDS; r++) {
+			fps_run_round(test, &b->fp, threads, &fp_ns[r]);
+			fps_counts(&c, &y);
+			fp_cmds += c;
+			fp_syncs += y;
+			fps_run_round(test, &b->direct, threads, &d_ns[r]);
+			fps_counts(&c, &y);
+			d_cmds += c;
+			d_syncs += y;
+		}
+		if (!strcmp(*policy, "va")) {
+			KUNIT_EXPECT_EQ(test, fp_cmds, d_cmds);
+			KUNIT_EXPECT_EQ(test, fp_syncs, d_syncs);
+		}
+		sort(fp_ns, FPS_ROUNDS, sizeof(u64), fps_cmp_u64, NULL);
+		sort(d_ns, FPS_ROUNDS, sizeof(u64), fps_cmp_u64, NULL);
+		kunit_info(test,
+			   "fp-scale: policy=%s threads=%u cpus=%u pages=%u rounds=%u fp_ns=%llu direct_ns=%llu fp_min_ns=%llu fp_max_ns=%llu direct_min_ns=%llu direct_max_ns=%llu cmds=%lu/%lu syncs=%lu/%lu\n",
+			   *policy, threads, num_online_cpus(), FPS_PAGES,
+			   FPS_ROUNDS, fp_ns[FPS_ROUNDS / 2],
+			   d_ns[FPS_ROUNDS / 2], fp_ns[0],
+			   fp_ns[FPS_ROUNDS - 1], d_ns[0],
+			   d_ns[FPS_ROUNDS - 1], fp_cmds, d_cmds, fp_syncs,
+			   d_syncs);
+	}
+}
+
+static const char * const fps_policies[] = { "va", "threshold" };
+
+static void fps_policy_desc(const char * const *p, char *desc)
+{
+	strscpy(desc, *p, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(fps_policy, fps_policies, fps_policy_desc);
+
+static struct kunit_case fps_test_cases[] = {
+	KUNIT_CASE_PARAM(scaling_reported, fps_policy_gen_params),
+	{}
+};
+
+static struct kunit_suite fps_suite = {
+	.name = "flushpol_bench_scale",
+	.test_cases = fps_test_cases,
+};
+
+kunit_test_suite(fps_suite);
