@@ -10,7 +10,7 @@
 # the run fails unless /init reports that every module loaded and the
 # parser finds every expected suite, all passing.
 #
-#   kunit.sh                 every suite, 10^4 stress cycles, and first
+#   kunit.sh                 every suite, 2500 stress cycles, and first
 #                            /init's module lifetime checks, 36 rounds
 #   kunit.sh --stress [N]    flushpol_stress alone, N cycles (10^6), and
 #                            the lifetime checks with 100 rounds
@@ -25,7 +25,8 @@ out=${FLUSHPOL_OUT:-$top/build/kunit}
 suites=(flushpol_counts flushpol_model flushpol_oracle flushpol_switch
 	flushpol_registry flushpol_sysfs flushpol_lazy flushpol_smmuv3
 	flushpol_smmuv2 flushpol_smmuv2_oracle flushpol_qcom flushpol_coverage
-	flushpol_stress flushpol_lifetime flushpol_faults)
+	flushpol_stress flushpol_lifetime flushpol_faults flushpol_model_ttl
+	flushpol_mutants)
 # Module parameters and KUnit's filter go on the kernel command line, where
 # /init finds them as modprobe would; @lifetime is for /init itself.
 cmdline=()
