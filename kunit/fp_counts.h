@@ -16,9 +16,11 @@ struct fpt_count_case {
 	bool range;		/* backend has range invalidation */
 	size_t size;
 	size_t pgsize;		/* how the buffer is mapped */
+	size_t unmap;		/* 0: all of it; else this much from its middle */
 	/* Expected: */
 	unsigned long va, rng, ctx, syncs;
 	unsigned long b_lost;	/* leaf entries of a second buffer lost */
+	unsigned long pages;	/* the pages statistic; 0: size / pgsize */
 };
 
 /* Buffer A is the size under test; B, 2 MiB of 4K pages, stays mapped. */
@@ -31,6 +33,8 @@ unsigned long fpt_seed_warm(struct kunit *test, struct fpt_rig *rig,
 			    size_t size, size_t pgsize);
 unsigned long fpt_seed_check(struct kunit *test, struct fpt_rig *rig,
 			     unsigned long b_before);
+unsigned long fpt_seed_check_at(struct kunit *test, struct fpt_rig *rig,
+				unsigned long b_before, unsigned long iova);
 void fpt_count_run(struct kunit *test, const struct fpt_count_case *c,
 		   const struct fpt_backend *be);
 

@@ -4,12 +4,27 @@
  *
  * Device accesses translate through the model: they hit cached leaf entries,
  * or walk the real io-pgtable in memory, using and filling a walk cache of
- * table descriptors on the way.  Invalidation commands queue up and take
- * effect at sync, dropping exactly what the architecture says each drops.
+ * table descriptors on the way.  Invalidation commands queue up; a sync
+ * completes them, dropping exactly what the architecture says each drops.
  * The model then reports what a correct driver must never leave behind:
  * entries that no longer match the page table (stale), walk-cache entries
  * pointing at a table being freed, and live entries thrown away
  * (collateral).
+ *
+ * It is as unforgiving as hardware may be, not as kind as hardware often is:
+ *  - An SMMU may perform a TLBI at any moment between its issue and the
+ *    completion of the sync after it.  So every entry records when it was
+ *    filled and every command when it was issued, and a sync drops only
+ *    entries filled before the command was issued; until the sync, nothing
+ *    is dropped.
+ *  - A busy device: the pages a context's device has touched (its working
+ *    set) are re-walked at the moments an unmap is most fragile: when a
+ *    command is issued (right after it, so the refill outlives it), before
+ *    each walk flush and before each leaf is gathered (fp_rig.c).  It fills
+ *    only from live descriptors, so it can never fail a correct driver.
+ *  - Entries belong to the SMMU, tagged by (VMID, ASID), not to a context:
+ *    destroying a context leaves them cached, and a new context with the
+ *    same tags finds them.
  */
 #ifndef _FP_MODEL_H
 #define _FP_MODEL_H
@@ -24,7 +39,9 @@
 /*
  * Stage-1 commands (VA, RANGE, ASID) hit stage-1 contexts of their ASID
  * within their VMID; IPA hits the stage-2 context of its VMID; VMID hits
- * every context tagged with it, either stage; ALL hits everything.
+ * every context tagged with it, either stage; NH_ALL (SMMUv3's
+ * CMD_TLBI_NH_ALL) hits the stage-1 contexts of its VMID; ALL (SMMUv2's
+ * TLBIALLNSNH) hits everything.
  */
 enum fpm_cmd_kind {
 	FPM_CMD_VA,		/* one VA, all levels it is cached at */
@@ -33,6 +50,7 @@ enum fpm_cmd_kind {
 	FPM_CMD_ALL,
 	FPM_CMD_IPA,		/* one IPA of a stage-2 context */
 	FPM_CMD_VMID,
+	FPM_CMD_NH_ALL,
 };
 
 struct fpm_cmd {
@@ -48,6 +66,13 @@ struct fpm_cmd {
 	u16 queue;
 	u64 addr;
 	u64 size;
+	/*
+	 * VA and RANGE: the level of the leaves (SMMUv3 TTL), or 0 if not
+	 * known.  A nonzero TTL need not invalidate leaf entries of any other
+	 * level (IHI 0070, "Address-based invalidations").
+	 */
+	u8 ttl;
+	u64 issued;	/* set by fpm_issue() */
 };
 
 struct fpm_ctx;
@@ -61,6 +86,16 @@ struct fpm_smmu {
 	bool sync_stuck;	/* sync never completes, as a wedged SMMU */
 	unsigned long cmds;	/* commands accepted */
 	unsigned long syncs;	/* syncs completed */
+	u64 clock;		/* orders fills and command issues */
+	/*
+	 * The oracle as it was before it was sharpened, for the mutant
+	 * harness only: commands drop whatever is cached at the sync, no busy
+	 * device, TTL ignored, a context's entries die with it, and an
+	 * SMMUv2 TLBSYNC completes what was written after it.
+	 */
+	bool legacy;
+	/* Entries of destroyed contexts, by tags: see fpm_ctx_destroy(). */
+	struct list_head ghosts;
 };
 
 struct fpm_counts {
@@ -83,6 +118,13 @@ struct fpm_ctx {
 	struct xarray leaf[FPM_LEVELS];
 	/* Indexed by iova >> level shift; value: next-level table PA >> pg_shift. */
 	struct xarray walk[FPM_LEVELS];
+	/* The same keys; value: when the entry was filled (fpm_smmu.clock). */
+	struct xarray leaf_at[FPM_LEVELS];
+	struct xarray walk_at[FPM_LEVELS];
+	/* The device's working set: iova >> pg_shift of pages it touched. */
+	struct xarray touched;
+	bool busy;		/* re-walk the working set, see above */
+	unsigned long busy_next;	/* where context-wide refills resume */
 	struct fpm_counts n;
 };
 
@@ -96,6 +138,8 @@ void fpm_ctx_destroy(struct fpm_ctx *mc);
 void fpm_issue(struct fpm_smmu *smmu, const struct fpm_cmd *cmd);
 int fpm_sync(struct fpm_smmu *smmu);
 int fpm_sync_queue(struct fpm_smmu *smmu, u16 queue);
+u64 fpm_now(struct fpm_smmu *smmu);
+int fpm_sync_queue_before(struct fpm_smmu *smmu, u16 queue, u64 before);
 
 bool fpm_access(struct fpm_ctx *mc, unsigned long iova);
 void fpm_access_range(struct fpm_ctx *mc, unsigned long iova, size_t size);
@@ -106,5 +150,10 @@ unsigned long fpm_cached_leaves(struct fpm_ctx *mc, unsigned long iova,
 void fpm_table_freed(struct fpm_ctx *mc, void *table, size_t size);
 unsigned long fpm_stale_in(struct fpm_ctx *mc, unsigned long iova,
 			   size_t size);
+void fpm_busy(struct fpm_ctx *mc, unsigned long iova, size_t size,
+	      unsigned long stride);
+void fpm_busy_tables(struct fpm_ctx *mc);
+void fpm_forget(struct fpm_ctx *mc, unsigned long iova, size_t size);
+unsigned long fpm_ghost_entries(struct fpm_smmu *smmu);
 
 #endif /* _FP_MODEL_H */

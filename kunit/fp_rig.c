@@ -22,6 +22,7 @@ static void fpt_inv_va(struct fp_context *ctx, unsigned long iova,
 	struct fpt_rig *rig = to_rig(ctx);
 	struct fpm_cmd cmd = {
 		.kind = FPM_CMD_VA, .leaf = leaf, .asid = rig->mc.asid,
+		.vmid = rig->mc.vmid,
 	};
 	unsigned long end = iova + size;
 
@@ -44,6 +45,7 @@ static unsigned int fpt_inv_range(struct fp_context *ctx, unsigned long iova,
 	unsigned long pages = size >> tg;
 	struct fpm_cmd cmd = {
 		.kind = FPM_CMD_RANGE, .leaf = leaf, .asid = rig->mc.asid,
+		.vmid = rig->mc.vmid,
 	};
 
 	while (pages) {
@@ -63,16 +65,19 @@ static unsigned int fpt_inv_range(struct fp_context *ctx, unsigned long iova,
 static void fpt_inv_context(struct fp_context *ctx)
 {
 	struct fpt_rig *rig = to_rig(ctx);
-	struct fpm_cmd cmd = { .kind = FPM_CMD_ASID, .asid = rig->mc.asid };
+	struct fpm_cmd cmd = { .kind = FPM_CMD_ASID, .asid = rig->mc.asid,
+			       .vmid = rig->mc.vmid };
 
 	fpm_issue(rig->smmu, &cmd);
 }
 
+/* As SMMUv3's CMD_TLBI_NH_ALL: every stage-1 entry of the VMID. */
 static void fpt_inv_all(struct fp_context *ctx)
 {
-	struct fpm_cmd cmd = { .kind = FPM_CMD_ALL };
+	struct fpt_rig *rig = to_rig(ctx);
+	struct fpm_cmd cmd = { .kind = FPM_CMD_NH_ALL, .vmid = rig->mc.vmid };
 
-	fpm_issue(to_rig(ctx)->smmu, &cmd);
+	fpm_issue(rig->smmu, &cmd);
 }
 
 static int fpt_sync(struct fp_context *ctx)
@@ -97,7 +102,11 @@ const struct fp_hw_ops fpt_hw_ops_range = {
 
 /*
  * The flush ops io-pgtable calls: flushpol's, with hooks in front so tests
- * can act in the middle of an unmap.
+ * can act in the middle of an unmap, and the model's busy device: before a
+ * walk flush it refills the walk cache for every table it touched (io-pgtable
+ * clears and flushes a level's tables one by one, so the later ones are
+ * still live), and before a leaf is gathered it refills that leaf's
+ * descriptor line.
  */
 
 static void fpt_tlb_flush_all(void *cookie)
@@ -111,10 +120,14 @@ static void fpt_tlb_flush_walk(unsigned long iova, size_t size,
 	struct fpt_rig *rig = to_rig(cookie);
 
 	rig->walks++;
+	fpm_busy_tables(&rig->mc);
 	if (rig->hooks && rig->hooks->before_walk)
 		rig->hooks->before_walk(rig);
 	rig->fp_tlb->tlb_flush_walk(iova, size, granule, cookie);
 }
+
+/* A descriptor line of 4K pages: eight 8-byte descriptors. */
+#define FPT_LINE	(8 * SZ_4K)
 
 static void fpt_tlb_add_page(struct iommu_iotlb_gather *gather,
 			     unsigned long iova, size_t granule, void *cookie)
@@ -122,6 +135,8 @@ static void fpt_tlb_add_page(struct iommu_iotlb_gather *gather,
 	struct fpt_rig *rig = to_rig(cookie);
 
 	rig->add_pages++;
+	fpm_busy(&rig->mc, iova > FPT_LINE ? iova - FPT_LINE : 0,
+		 granule + 2 * FPT_LINE, 1);
 	if (rig->hooks && rig->hooks->before_add_page)
 		rig->hooks->before_add_page(rig);
 	rig->fp_tlb->tlb_add_page(gather, iova, granule, cookie);
@@ -161,9 +176,51 @@ static void fpt_quarantine_release(struct fpt_rig *rig)
 	}
 }
 
+/*
+ * After free_io_pgtable_ops() the context must hold nothing: its
+ * tlb_flush_all is the only invalidation before the ASID is reused.
+ */
 static void fpt_rig_exit_action(void *data)
 {
-	fpt_rig_exit(data);
+	struct fpt_rig *rig = data;
+
+	fpt_rig_exit(rig);
+	if (rig->quiet_exit)
+		return;
+	KUNIT_EXPECT_EQ_MSG(rig->test, rig->exit_left, 0,
+			    "%s: entries cached after free_io_pgtable_ops()",
+			    rig->name);
+	KUNIT_EXPECT_EQ_MSG(rig->test, rig->exit_freed_refs, 0,
+			    "%s: walk entries on freed tables", rig->name);
+}
+
+static void fpt_smmu_destroy_action(void *smmu)
+{
+	fpm_smmu_destroy(smmu);
+}
+
+/**
+ * fpt_shared_smmu() - an SMMU model for several rigs of one test
+ * @test: the test; the model goes when it ends, after the rigs on it
+ *
+ * Return: the model.  Fails the test if it cannot be made.
+ */
+struct fpm_smmu *fpt_shared_smmu(struct kunit *test)
+{
+	struct fpm_smmu *smmu = kunit_kzalloc(test, sizeof(*smmu), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, smmu);
+	KUNIT_ASSERT_EQ(test, fpm_smmu_init(smmu), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpt_smmu_destroy_action,
+							smmu), 0);
+	return smmu;
+}
+
+/* Tear @rig down now rather than when the test ends; checked as then. */
+void fpt_rig_release(struct fpt_rig *rig)
+{
+	kunit_release_action(rig->test, fpt_rig_exit_action, rig);
 }
 
 /**
@@ -271,13 +328,23 @@ err_model:
 	return ret;
 }
 
-/* Tear down in the order a driver would: page table, context, hardware. */
+/*
+ * Tear down in the order a driver would: device detached, page table,
+ * context, hardware.  Records in &fpt_rig.exit_left what the model still
+ * caches for the context once its page table is gone.
+ */
 void fpt_rig_exit(struct fpt_rig *rig)
 {
 	rig->hooks = NULL;
 	rig->smmu->sync_stuck = false;
-	if (rig->ops)
+	rig->mc.busy = false;
+	if (rig->ops) {
+		unsigned long refs = rig->mc.n.freed_refs;
+
 		free_io_pgtable_ops(rig->ops);
+		rig->exit_left = fpm_cached_entries(&rig->mc);
+		rig->exit_freed_refs = rig->mc.n.freed_refs - refs;
+	}
 	if (rig->ctx)
 		fp_context_destroy(rig->ctx);
 	fpm_ctx_destroy(&rig->mc);

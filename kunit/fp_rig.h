@@ -83,6 +83,9 @@ struct fpt_rig {
 	bool has_range;
 	u64 pa_offset;
 	unsigned long walks, add_pages;
+	/* What fpt_rig_exit() found; checked unless @quiet_exit (mutants). */
+	bool quiet_exit;
+	unsigned long exit_left, exit_freed_refs;
 };
 
 extern const struct fp_hw_ops fpt_hw_ops;
@@ -91,6 +94,12 @@ extern const struct fp_hw_ops fpt_hw_ops_range;
 int fpt_rig_init(struct kunit *test, struct fpt_rig *rig,
 		 const struct fpt_rig_cfg *rc, struct fpm_smmu *shared, u16 asid);
 void fpt_rig_exit(struct fpt_rig *rig);
+void fpt_rig_release(struct fpt_rig *rig);
+struct fpm_smmu *fpt_shared_smmu(struct kunit *test);
+
+/* test_model_ttl.c, for the mutant harness too. */
+unsigned long fpt_block_split_stale(struct kunit *test, bool mutant,
+				    bool legacy);
 
 int fpt_map(struct fpt_rig *rig, unsigned long iova, size_t size,
 	    size_t pgsize);

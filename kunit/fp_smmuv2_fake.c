@@ -80,6 +80,7 @@ static void fpt_v2_decode_gr0(struct fpt_v2_fake *fake, unsigned int off,
 		fpt_v2_count(fake, FPT_V2_TLBGSYNC, val, is64);
 		fake->gstatus = 1;
 		fake->gpolls = 0;
+		fake->gsync_at = fpm_now(fake->model) + 1;
 		return;
 	default:
 		fake->n[FPT_V2_BAD]++;
@@ -157,6 +158,7 @@ static void fpt_v2_decode(struct fpt_v2_fake *fake, unsigned int page,
 		fpt_v2_count(fake, FPT_V2_TLBSYNC, val, is64);
 		b->tlbstatus = 1;
 		b->polls = 0;
+		b->sync_at = fpm_now(fake->model) + 1;
 		return;
 	}
 	cmd = (struct fpm_cmd) { .vmid = b->vmid, .queue = FPT_V2_CB_QUEUE(n) };
@@ -180,13 +182,17 @@ void fpt_v2_write64(struct smmuv2_device *smmu, unsigned int page,
 	fpt_v2_decode(to_fake(smmu), page, off, val, true);
 }
 
-/* SACTIVE clears once the model completed the sync's queue. */
+/*
+ * SACTIVE clears once the model completed the sync's queue, up to the sync:
+ * a TLBI written after the TLBSYNC write is not waited for by it.
+ */
 static u32 fpt_v2_poll(struct fpt_v2_fake *fake, u32 *status,
-		       unsigned int *polls, u16 queue)
+		       unsigned int *polls, u16 queue, u64 sync_at)
 {
 	fake->n[FPT_V2_STATUS_READS]++;
 	if ((*status & 1) && ++*polls > fake->polls_to_complete &&
-	    !fpm_sync_queue(fake->model, queue))
+	    !fpm_sync_queue_before(fake->model, queue,
+				   fake->model->legacy ? U64_MAX : sync_at))
 		*status = 0;
 	return *status;
 }
@@ -207,11 +213,11 @@ u32 fpt_v2_read(struct smmuv2_device *smmu, unsigned int page,
 	fpt_v2_log_read(fake, page, off);
 	if (!page && off == FPT_GR0_STLBGSTATUS)
 		return fpt_v2_poll(fake, &fake->gstatus, &fake->gpolls,
-				   FPT_V2_GLOBAL_QUEUE);
+				   FPT_V2_GLOBAL_QUEUE, fake->gsync_at);
 	b = fpt_v2_bank_at(fake, page, &n);
 	if (b && off == FPT_CB_TLBSTATUS)
 		return fpt_v2_poll(fake, &b->tlbstatus, &b->polls,
-				   FPT_V2_CB_QUEUE(n));
+				   FPT_V2_CB_QUEUE(n), b->sync_at);
 
 	if (!b)
 		return 0;

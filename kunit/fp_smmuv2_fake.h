@@ -51,6 +51,7 @@ struct fpt_v2_bank {
 	u16 vmid;
 	u32 tlbstatus;
 	unsigned int polls;	/* status reads since the sync write */
+	u64 sync_at;		/* fpm_now() + 1 at the sync write */
 	/* Fault state a diagnostic dump may read. */
 	u32 sctlr, fsr, fsynr0;
 	u64 far;
@@ -63,6 +64,7 @@ struct fpt_v2_fake {
 	struct fpt_v2_bank cb[FPT_V2_NR_CB];
 	u32 gstatus;
 	unsigned int gpolls;
+	u64 gsync_at;
 	/* Status reads a sync stays active for before it may complete. */
 	unsigned int polls_to_complete;
 	unsigned long n[FPT_V2_NR];

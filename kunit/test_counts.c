@@ -18,6 +18,12 @@
 	{ .policy = p, .range = r, .size = sz, .pgsize = pg, .va = v,	\
 	  .rng = rg, .ctx = cx, .syncs = sy, .b_lost = bl }
 
+/* 4K unmapped from the middle of a 2 MiB block: io-pgtable splits it. */
+#define S(p, r, v, rg, cx, bl)						\
+	{ .policy = p, .range = r, .size = SZ_2M, .pgsize = SZ_2M,	\
+	  .unmap = SZ_4K, .va = v, .rng = rg, .ctx = cx, .syncs = 1,	\
+	  .b_lost = bl, .pages = 1 }
+
 /*
  * 4K..1M unmap as leaves gathered page by page; 2M and up free one
  * last-level table per 2 MiB, each a walk flush (BRIEF s2), and gather the
@@ -78,12 +84,47 @@ static const struct fpt_count_case fpt_count_cases[] = {
 	C("threshold", true, 24 * SZ_1M, SZ_4K, 0, 0, 12, 12, 512),
 	C("threshold", true, SZ_32M, SZ_4K, 0, 0, 16, 16, 512),
 	C("threshold", true, SZ_32M, SZ_2M, 0, 1,  0,  1, 0),
+	/*
+	 * A block split: one 4K leaf gathered while the TLB holds the 2M
+	 * block, which its command must drop too.
+	 */
+	S("va", false, 1, 0, 0, 0),
+	S("range", true, 0, 1, 0, 0),
+	S("asid", false, 0, 0, 1, 512),
+	S("threshold", false, 1, 0, 0, 0),
+	S("threshold", true, 0, 1, 0, 0),
+	/* A 1 GiB block: one leaf, one command. */
+	{ .policy = "va", .size = SZ_1G, .pgsize = SZ_1G, .va = 1,
+	  .syncs = 1, .pages = 1 },
+	{ .policy = "range", .range = true, .size = SZ_1G, .pgsize = SZ_1G,
+	  .rng = 1, .syncs = 1, .pages = 1 },
+	{ .policy = "asid", .size = SZ_1G, .pgsize = SZ_1G, .ctx = 1,
+	  .syncs = 1, .b_lost = 512, .pages = 1 },
+	{ .policy = "threshold", .size = SZ_1G, .pgsize = SZ_1G, .va = 1,
+	  .syncs = 1, .pages = 1 },
+	/*
+	 * A 1 GiB table of 2M blocks: one walk flush of 1G, counted in 4K
+	 * granules (262144 pages), then its entry gathered as a 1G leaf,
+	 * which the walk covered.  va sends a by-VA per granule, as
+	 * upstream's SMMUv2 would, and the gather's.
+	 */
+	{ .policy = "va", .size = SZ_1G, .pgsize = SZ_2M, .va = SZ_1G / SZ_4K + 1,
+	  .syncs = 2, .pages = SZ_1G / SZ_4K },
+	{ .policy = "range", .range = true, .size = SZ_1G, .pgsize = SZ_2M,
+	  .rng = 1, .syncs = 1, .pages = SZ_1G / SZ_4K },
+	{ .policy = "asid", .size = SZ_1G, .pgsize = SZ_2M, .ctx = 1,
+	  .syncs = 1, .b_lost = 512, .pages = SZ_1G / SZ_4K },
+	{ .policy = "threshold", .size = SZ_1G, .pgsize = SZ_2M, .ctx = 1,
+	  .syncs = 1, .b_lost = 512, .pages = SZ_1G / SZ_4K },
+	{ .policy = "threshold", .range = true, .size = SZ_1G, .pgsize = SZ_2M,
+	  .ctx = 1, .syncs = 1, .b_lost = 512, .pages = SZ_1G / SZ_4K },
 };
 
 static void fpt_count_desc(const struct fpt_count_case *c, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s-%zuK-in-%zuK", c->policy,
-		 c->range ? "-ril" : "", c->size / SZ_1K, c->pgsize / SZ_1K);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s-%zuK-in-%zuK%s", c->policy,
+		 c->range ? "-ril" : "", c->size / SZ_1K, c->pgsize / SZ_1K,
+		 c->unmap ? "-split" : "");
 }
 
 KUNIT_ARRAY_PARAM(fpt_count, fpt_count_cases, fpt_count_desc);
@@ -101,17 +142,24 @@ const void *fpt_count_params(const void *prev, char *desc)
  * @size: A's length
  * @pgsize: how A is mapped
  *
+ * B then leaves the busy device's working set: it stands for a buffer
+ * idle while A is unmapped, so that what the unmap costs it is measured,
+ * not refilled.
+ *
  * Return: B's cached leaf entries, all of its pages.
  */
 unsigned long fpt_seed_warm(struct kunit *test, struct fpt_rig *rig,
 			    size_t size, size_t pgsize)
 {
-	unsigned long b_before;
+	unsigned long b_before, pos;
 
 	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_A, size, pgsize), 0);
 	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_B, FPT_SIZE_B, SZ_4K), 0);
-	fpm_access_range(&rig->mc, FPT_IOVA_A, size);
+	/* Every entry of A: one access per page it is mapped in. */
+	for (pos = FPT_IOVA_A; pos < FPT_IOVA_A + size; pos += pgsize)
+		fpm_access(&rig->mc, pos);
 	fpm_access_range(&rig->mc, FPT_IOVA_B, FPT_SIZE_B);
+	fpm_forget(&rig->mc, FPT_IOVA_B, FPT_SIZE_B);
 	b_before = fpm_cached_leaves(&rig->mc, FPT_IOVA_B, FPT_SIZE_B);
 	KUNIT_ASSERT_EQ(test, b_before, FPT_SIZE_B / SZ_4K);
 	return b_before;
@@ -128,12 +176,19 @@ unsigned long fpt_seed_warm(struct kunit *test, struct fpt_rig *rig,
 unsigned long fpt_seed_check(struct kunit *test, struct fpt_rig *rig,
 			     unsigned long b_before)
 {
+	return fpt_seed_check_at(test, rig, b_before, FPT_IOVA_A);
+}
+
+/* As fpt_seed_check(), for an unmap that began at @iova. */
+unsigned long fpt_seed_check_at(struct kunit *test, struct fpt_rig *rig,
+				unsigned long b_before, unsigned long iova)
+{
 	unsigned long b_lost;
 
 	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
 	KUNIT_EXPECT_EQ(test, rig->mc.n.freed_refs, 0);
 	b_lost = b_before - fpm_cached_leaves(&rig->mc, FPT_IOVA_B, FPT_SIZE_B);
-	KUNIT_EXPECT_FALSE(test, fpm_access(&rig->mc, FPT_IOVA_A));
+	KUNIT_EXPECT_FALSE(test, fpm_access(&rig->mc, iova));
 	KUNIT_EXPECT_TRUE(test, fpm_access(&rig->mc, FPT_IOVA_B));
 	KUNIT_EXPECT_EQ(test, rig->mc.n.stale_hits, 0);
 	return b_lost;
@@ -157,6 +212,8 @@ void fpt_count_run(struct kunit *test, const struct fpt_count_case *c,
 		.policy = c->policy,
 	};
 	struct fpt_rig *rig = kunit_kzalloc(test, sizeof(*rig), GFP_KERNEL);
+	size_t len = c->unmap ?: c->size;
+	unsigned long iova = FPT_IOVA_A + (c->unmap ? c->size / 2 : 0);
 	struct fp_context *ctx;
 	unsigned long b_before, b_lost;
 
@@ -170,8 +227,7 @@ void fpt_count_run(struct kunit *test, const struct fpt_count_case *c,
 	rig->smmu->syncs = 0;
 	rig->mc.n.collateral = 0;
 
-	KUNIT_ASSERT_EQ(test, fpt_unmap(rig, FPT_IOVA_A, c->size, false),
-			c->size);
+	KUNIT_ASSERT_EQ(test, fpt_unmap(rig, iova, len, false), len);
 
 	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_TLBI_VA), c->va);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_TLBI_RANGE), c->rng);
@@ -180,20 +236,20 @@ void fpt_count_run(struct kunit *test, const struct fpt_count_case *c,
 	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_SYNCS), c->syncs);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_UNMAPS), 1);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_PAGES),
-			c->size / c->pgsize);
+			c->pages ?: c->size / c->pgsize);
 
 	/* The statistics are what the hardware model received. */
 	KUNIT_EXPECT_EQ(test, rig->smmu->cmds, c->va + c->rng + c->ctx);
 	KUNIT_EXPECT_EQ(test, rig->smmu->syncs, c->syncs);
 
-	b_lost = fpt_seed_check(test, rig, b_before);
+	b_lost = fpt_seed_check_at(test, rig, b_before, iova);
 	KUNIT_EXPECT_EQ(test, b_lost, c->b_lost);
 
 	kunit_info(test,
-		   "fp-count: backend=%s%s policy=%s size=%zu pgsize=%zu walks=%lu leaves=%lu va=%llu range=%llu asid=%llu syncs=%llu collateral=%lu b_lost=%lu stale=%lu\n",
+		   "fp-count: backend=%s%s policy=%s size=%zu pgsize=%zu unmap=%zu walks=%lu leaves=%lu va=%llu range=%llu asid=%llu syncs=%llu collateral=%lu b_lost=%lu stale=%lu\n",
 		   be ? be->name : "model",
 		   fp_context_has_range(ctx) ? "-ril" : "", c->policy,
-		   c->size, c->pgsize,
+		   c->size, c->pgsize, len,
 		   rig->walks, rig->add_pages,
 		   fp_context_stat(ctx, FP_STAT_TLBI_VA),
 		   fp_context_stat(ctx, FP_STAT_TLBI_RANGE),

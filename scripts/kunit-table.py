@@ -29,7 +29,7 @@ REGISTERS = (("tlbiva", "TLBIVA"), ("tlbival", "TLBIVAL"),
 
 def human(n):
     n = int(n)
-    for unit, div in (("M", 1 << 20), ("K", 1 << 10)):
+    for unit, div in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
         if n >= div and n % div == 0:
             return f"{n // div}{unit}"
     return str(n)
@@ -66,16 +66,20 @@ def main(path, kind):
         if col not in cols:
             cols.append(col)
             order[col] = BACKENDS[kind].index(backend)
-        rows.setdefault((int(kv["pgsize"]), int(kv["size"])), {})[col] = text
+        unmap = int(kv.get("unmap", kv["size"]))
+        rows.setdefault((int(kv["pgsize"]), int(kv["size"]), unmap),
+                        {})[col] = text
     if not rows:
         sys.exit(f"{path}: no fp-count lines for the {kind} table")
     # Backends in BACKENDS order, whichever suite ran first.
     cols.sort(key=lambda c: order[c])
     print("| unmap | " + " | ".join(cols) + " |")
     print("|---|" + "---|" * len(cols))
-    for (pgsize, size) in sorted(rows):
+    for (pgsize, size, unmap) in sorted(rows):
         label = f"{human(size)} in {human(pgsize)} pages"
-        cells = [rows[(pgsize, size)].get(c, "") for c in cols]
+        if unmap != size:
+            label = f"{human(unmap)} out of a {human(size)} block"
+        cells = [rows[(pgsize, size, unmap)].get(c, "") for c in cols]
         print(f"| {label} | " + " | ".join(cells) + " |")
 
 

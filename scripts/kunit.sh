@@ -12,12 +12,12 @@
 # parsed, and the run fails unless /init reports that every module loaded
 # and the parser finds every expected suite, all passing.
 #
-#   kunit.sh [--arch A]              every suite, 10^4 stress cycles
+#   kunit.sh [--arch A]              every suite, 2500 stress cycles
 #                                    (FP_ARM64_STRESS_OPS on arm64), and
 #                                    first /init's module lifetime checks,
 #                                    36 rounds
 #   kunit.sh [--arch A] --stress [N] flushpol_stress alone, N cycles
-#                                    (10^6), and the lifetime checks with
+#                                    (10^5), and the lifetime checks with
 #                                    100 rounds
 set -euo pipefail
 
@@ -42,7 +42,8 @@ out=${FLUSHPOL_OUT:-$top/build/$name}
 suites=(flushpol_counts flushpol_model flushpol_oracle flushpol_switch
 	flushpol_registry flushpol_sysfs flushpol_lazy flushpol_smmuv3
 	flushpol_smmuv2 flushpol_smmuv2_oracle flushpol_qcom flushpol_coverage
-	flushpol_stress flushpol_lifetime flushpol_faults flushpol_smmuv3_cmdq)
+	flushpol_stress flushpol_lifetime flushpol_faults flushpol_smmuv3_cmdq
+	flushpol_model_ttl flushpol_mutants)
 # Module parameters and KUnit's filter go on the kernel command line, where
 # /init finds them as modprobe would; @lifetime is for /init itself.
 cmdline=()
@@ -50,13 +51,13 @@ init_args=(@lifetime:36)
 limit=900
 if [ "$arch" = arm64 ]; then
 	# Every suite under TCG with KASAN and lockdep: slower than UML.
-	cmdline=("flushpol_kunit.stress_ops=${FP_ARM64_STRESS_OPS:-10000}")
+	cmdline=("flushpol_kunit.stress_ops=${FP_ARM64_STRESS_OPS:-2000}")
 	limit=2400
 fi
 if [ "${1:-}" = --stress ]; then
 	out=${FLUSHPOL_OUT:-$top/build/stress${arch#um}}
 	suites=(flushpol_stress)
-	cmdline=("flushpol_kunit.stress_ops=${2:-1000000}"
+	cmdline=("flushpol_kunit.stress_ops=${2:-100000}"
 		 kunit.filter_glob=flushpol_stress)
 	init_args=(@lifetime:100)
 	limit=$((6 * 3600))

@@ -4,8 +4,6 @@
  * waiting, and a sync publishes them all with one CMD_SYNC, however many
  * there were.
  */
-#include <linux/log2.h>
-
 #include "smmuv3.h"
 
 /* Commands are built on the stack in batches of this many. */
@@ -57,19 +55,19 @@ static unsigned int smmuv3_inv_range(struct fp_context *ctx,
 	struct smmuv3_range_iter it;
 	struct smmuv3_batch b = {};
 	struct smmuv3_range r;
-	unsigned int ttl = 0, n = 0;
+	unsigned int n = 0;
 
 	/*
-	 * The level of the leaves, as a hint: @granule is the leaf size for
-	 * leaf invalidation, a nominal last-level size for walks.
+	 * TTL=0: the level of the entries is not known.  @granule is the
+	 * size of what was unmapped, not of what the TLB may hold: unmapping
+	 * 4K out of a 2M block gathers a 4K leaf while the TLB holds the 2M
+	 * block entry, and a command with TTL=3 need not remove that
+	 * (IHI 0070, "Address-based invalidations").
 	 */
-	if (leaf)
-		ttl = 4 - (ilog2(granule) - 3) / (f->tg - 3);
-
 	smmuv3_range_start(&it, iova, size, f->tg);
 	while (smmuv3_range_next(&it, &r)) {
 		smmuv3_cmd_tlbi_nh_va_range(smmuv3_batch_slot(f, &b), f->asid,
-					    &r, f->tg, ttl, leaf);
+					    &r, f->tg, 0, leaf);
 		n++;
 	}
 	smmuv3_batch_submit(f, &b);
