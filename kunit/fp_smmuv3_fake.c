@@ -55,6 +55,8 @@ static bool fpt_v3_apply(struct fpt_v3_fake *f, const u64 *cmd)
 		} else {
 			m.kind = FPM_CMD_RANGE;
 			m.size = (u64)(num + 1) << (scale + 10 + 2 * tg);
+			/* TTL: the leaves' level, which the model holds it to. */
+			m.ttl = (cmd[1] >> 8) & 3;
 			/* TG must be the table's granule: 4K here. */
 			if (tg != 1)
 				f->bad++;
@@ -64,7 +66,7 @@ static bool fpt_v3_apply(struct fpt_v3_fake *f, const u64 *cmd)
 		m.kind = FPM_CMD_ASID;
 		break;
 	case 0x10:	/* CMD_TLBI_NH_ALL: stage 1, every ASID of one VMID */
-		m.kind = FPM_CMD_VMID;
+		m.kind = FPM_CMD_NH_ALL;
 		break;
 	case 0x28:	/* CMD_TLBI_S12_VMALL */
 		m.kind = FPM_CMD_VMID;
