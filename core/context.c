@@ -79,7 +79,6 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 	kobject_init(&ctx->kobj, &fp_context_ktype);
 	ctx->cfg = *cfg;
 	mutex_init(&ctx->lock);
-	fp_cov_init(ctx);
 	ctx->threshold = cfg->default_threshold;
 	snprintf(ctx->name, sizeof(ctx->name), "%s-%s%u", cfg->instance,
 		 cfg->stage2 ? "vmid" : "asid", cfg->id);

@@ -16,9 +16,11 @@
 static void fp_dispatch_walk(struct fp_context *ctx, unsigned long iova,
 			     size_t size, size_t granule)
 {
-	int token = fp_cov_walk_begin(ctx);
 	struct fp_policy *pol;
+	struct fp_call *c;
+	int token;
 
+	c = fp_cov_walk_begin(ctx, size, granule, &token);
 	fp_stat_add(ctx, FP_STAT_WALKS, 1);
 	fp_stat_add(ctx, FP_STAT_PAGES, size / granule);
 
@@ -28,19 +30,46 @@ static void fp_dispatch_walk(struct fp_context *ctx, unsigned long iova,
 	pol->flush_walk(ctx, iova, size, granule);
 	rcu_read_unlock();
 
-	fp_cov_walk_done(ctx, token, iova, size);
+	if (c)
+		fp_cov_walk_done(c, token, iova, size);
 }
 
-static void fp_dispatch_gather(struct fp_context *ctx,
-			       const struct iommu_iotlb_gather *gather)
+/**
+ * fp_dispatch_gather() - hand a gather to the context's current policy
+ * @ctx: the context
+ * @gather: the leaves
+ * @c: the fp_unmap() call whose own gather @gather is, or NULL
+ * @early: fp_unmap() hands a covered gather over before the caller's own
+ *	iotlb_sync, which will sync (see va)
+ *
+ * Policies get a copy that also says whether it is covered (coverage.c);
+ * only a call's own gather can be.  Leaves its walks covered were counted
+ * as pages with the walk, the others are counted here.
+ */
+void fp_dispatch_gather(struct fp_context *ctx,
+			const struct iommu_iotlb_gather *gather,
+			struct fp_call *c, bool early)
 {
+	struct fp_gather fg = {
+		.g.start = gather->start,
+		.g.end = gather->end,
+		.g.pgsize = gather->pgsize,
+		.covered = c && fp_cov_covered(c),
+		.early = early,
+	};
+	unsigned long pages = fp_gather_pages(gather);
 	struct fp_policy *pol;
+
+	if (c)
+		pages -= c->walk_leaves;
+	if (pages)
+		fp_stat_add(ctx, FP_STAT_PAGES, pages);
 
 	rcu_read_lock();
 	pol = rcu_dereference(ctx->policy);
 	trace_flushpol_gather(ctx->name, pol->name, gather->start, gather->end,
 			      gather->pgsize);
-	pol->flush_gather(ctx, gather);
+	pol->flush_gather(ctx, &fg.g);
 	rcu_read_unlock();
 }
 
@@ -60,17 +89,19 @@ static void fp_tlb_flush_walk(unsigned long iova, size_t size, size_t granule,
 static void fp_tlb_add_page(struct iommu_iotlb_gather *gather,
 			    unsigned long iova, size_t granule, void *cookie)
 {
-	struct fp_context *ctx = cookie;
+	struct fp_call *c = fp_call_of_gather(gather);
 
 	/* The gather so far first, before this leaf can count against it. */
 	if ((gather->pgsize && gather->pgsize != granule) ||
 	    iommu_iotlb_gather_is_disjoint(gather, iova, granule)) {
-		fp_dispatch_gather(ctx, gather);
+		fp_dispatch_gather(cookie, gather, c, false);
 		gather->start = ULONG_MAX;
 		gather->end = 0;
+		if (c)
+			fp_cov_reset(c);
 	}
-	if (fp_cov_leaf(ctx, iova, granule))
-		fp_stat_add(ctx, FP_STAT_PAGES, 1);
+	if (c)
+		fp_cov_leaf(c, iova, granule);
 	gather->pgsize = granule;
 	iommu_iotlb_gather_add_range(gather, iova, granule);
 }
@@ -101,7 +132,7 @@ void fp_iotlb_sync(struct fp_context *ctx, struct iommu_iotlb_gather *gather)
 	if (iommu_iotlb_gather_queued(gather))
 		return;
 	fp_stat_add(ctx, FP_STAT_UNMAPS, 1);
-	fp_dispatch_gather(ctx, gather);
+	fp_dispatch_gather(ctx, gather, NULL, false);
 }
 EXPORT_SYMBOL_GPL(fp_iotlb_sync);
 

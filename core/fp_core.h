@@ -5,6 +5,8 @@
 #ifndef _FP_CORE_H
 #define _FP_CORE_H
 
+#include <linux/atomic.h>
+#include <linux/cache.h>
 #include <linux/kobject.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -15,8 +17,13 @@
 /* A threshold above this many TLB entries (16 GiB of 4 KiB pages) is junk. */
 #define FP_THRESHOLD_MAX	BIT(22)
 
+/*
+ * Atomic, though per CPU: an interrupt may count on the CPU it interrupts,
+ * and a preemptible caller may move between finding its CPU's counters and
+ * adding to them.  Adding to a line no other CPU writes costs no bounce.
+ */
 struct fp_stats {
-	u64 v[FP_STAT_NR];
+	atomic64_t v[FP_STAT_NR];
 };
 
 struct fp_context {
@@ -28,20 +35,23 @@ struct fp_context {
 	struct mutex lock;
 	unsigned int threshold;
 	struct fp_stats __percpu *stats;
-	/* What gathered leaves are already covered: see coverage.c. */
-	atomic64_t ctx_flush_started;
-	atomic64_t ctx_flush_done;
-	atomic64_t leaf_mark;
-	atomic_t sync_errors;
-	spinlock_t span_lock;		/* unmaps, and their spans */
-	struct list_head unmaps;	/* fp_unmap() calls running */
-	atomic_t nr_spans;		/* of those, with a span */
 	struct list_head node;
+	/*
+	 * Context-wide flushes, numbered when they start and recorded when
+	 * they complete (see coverage.c).  Every CPU unmapping reads them, a
+	 * context flush writes them: a line of their own, so that neither
+	 * bounces the fields above.
+	 */
+	struct {
+		atomic64_t started;
+		atomic64_t done;
+		atomic_t sync_errors;
+	} flushes ____cacheline_aligned_in_smp;
 };
 
 static inline void fp_stat_add(struct fp_context *ctx, enum fp_stat s, u64 n)
 {
-	this_cpu_add(ctx->stats->v[s], n);
+	atomic64_add(n, &raw_cpu_ptr(ctx->stats)->v[s]);
 }
 
 /* registry.c */
@@ -60,24 +70,71 @@ extern struct list_head fp_contexts;
 void fp_default_policy(char name[FP_NAME_MAX]);
 
 /* coverage.c */
-/* One fp_unmap() call: the walks it flushed, as one span. */
-struct fp_cov_unmap {
-	struct list_head node;
-	struct task_struct *task;
-	unsigned long start, end;
+/*
+ * One fp_unmap() call: the gather io-pgtable fills for it, and what is
+ * known to have invalidated that gather's leaves already.  Private to the
+ * call (on its stack); see coverage.c for who reads and writes which field.
+ */
+struct fp_call {
+	struct iommu_iotlb_gather gather;
+	struct fp_context *ctx;
+	struct task_struct *task;	/* who called, at what */
+	unsigned long irq;		/* interrupt nesting */
+	struct fp_call *restore;	/* what leaving puts back */
+	/* Tables this call cleared and flushed: [walk_start, walk_end). */
+	unsigned long walk_start, walk_end;
+	size_t walk_size;
+	unsigned long walk_leaves;	/* gathered leaves that span covers */
+	bool stale;		/* a leaf it does not cover, since mark */
+	bool marked;		/* a leaf it does not cover, before mark */
+	s64 mark;		/* flushes.started, sampled after clears */
 };
 
-void fp_cov_init(struct fp_context *ctx);
-int fp_cov_walk_begin(struct fp_context *ctx);
-void fp_cov_walk_done(struct fp_context *ctx, int token, unsigned long iova,
+/* What a policy's flush_gather is handed: a gather, and whether covered. */
+struct fp_gather {
+	struct iommu_iotlb_gather g;
+	bool covered;
+	bool early;	/* handed over before the unmap's own iotlb_sync */
+};
+
+static inline bool fp_gather_early(const struct iommu_iotlb_gather *gather)
+{
+	return container_of(gather, struct fp_gather, g)->early;
+}
+
+void fp_call_begin(struct fp_context *ctx, struct fp_call *c,
+		   const struct iommu_iotlb_gather *outer);
+void fp_call_enter(struct fp_call *c);
+void fp_call_leave(struct fp_call *c);
+struct fp_call *fp_call_of_gather(struct iommu_iotlb_gather *gather);
+struct fp_call *fp_cov_walk_begin(struct fp_context *ctx, size_t size,
+				  size_t granule, int *token);
+void fp_cov_walk_done(struct fp_call *c, int token, unsigned long iova,
 		      size_t size);
-bool fp_cov_leaf(struct fp_context *ctx, unsigned long iova, size_t size);
-void fp_cov_unmap_begin(struct fp_context *ctx, struct fp_cov_unmap *u);
-void fp_cov_unmap_end(struct fp_context *ctx, struct fp_cov_unmap *u);
+bool fp_cov_covered(struct fp_call *c);
+void fp_cov_reset(struct fp_call *c);
 void fp_cov_sync_failed(struct fp_context *ctx);
+
+/*
+ * A leaf was gathered into @c's gather: a compare, and a store into the
+ * call's own record.  Covered only if it is exactly one of the tables the
+ * call flushed (coverage.c, invariant W).
+ */
+static inline void fp_cov_leaf(struct fp_call *c, unsigned long iova,
+			       size_t size)
+{
+	if (size == c->walk_size && iova >= c->walk_start &&
+	    iova < c->walk_end)
+		c->walk_leaves++;
+	else
+		c->stale = true;
+}
 
 /* dispatch.c */
 extern const struct iommu_flush_ops fp_flush_ops;
+void fp_dispatch_gather(struct fp_context *ctx,
+			const struct iommu_iotlb_gather *gather,
+			struct fp_call *c, bool early);
 
 /* sysfs.c */
 int fp_sysfs_init(void);

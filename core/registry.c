@@ -24,13 +24,20 @@ static LIST_HEAD(fp_policies);
  */
 const char *fp_policy_name_parse(char buf[FP_NAME_MAX], const char *input)
 {
+	char tmp[FP_NAME_MAX + 1];
 	char *name, *c;
 
-	if (strscpy(buf, input, FP_NAME_MAX) < 0)
+	/*
+	 * Room for a longest name and echo's newline: strscpy() into @buf
+	 * alone would refuse that before the newline is stripped.
+	 */
+	if (strscpy(tmp, input, sizeof(tmp)) < 0)
 		return NULL;
-	name = strstrip(buf);
-	if (!*name)
+	name = strstrip(tmp);
+	if (!*name || strlen(name) >= FP_NAME_MAX)
 		return NULL;
+	strscpy(buf, name, FP_NAME_MAX);
+	name = buf;
 	for (c = name; *c; c++)
 		if (!islower(*c) && !isdigit(*c) && *c != '_')
 			return NULL;

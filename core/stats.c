@@ -18,7 +18,7 @@ u64 fp_context_stat(struct fp_context *ctx, enum fp_stat stat)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu_ptr(ctx->stats, cpu)->v[stat]);
+		sum += atomic64_read(&per_cpu_ptr(ctx->stats, cpu)->v[stat]);
 	return sum;
 }
 EXPORT_SYMBOL_GPL(fp_context_stat);
@@ -32,9 +32,10 @@ EXPORT_SYMBOL_GPL(fp_context_stat);
  */
 void fp_context_reset_stats(struct fp_context *ctx)
 {
-	int cpu;
+	int cpu, s;
 
 	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(ctx->stats, cpu), 0, sizeof(struct fp_stats));
+		for (s = 0; s < FP_STAT_NR; s++)
+			atomic64_set(&per_cpu_ptr(ctx->stats, cpu)->v[s], 0);
 }
 EXPORT_SYMBOL_GPL(fp_context_reset_stats);

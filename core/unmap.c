@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unmap through flushpol the way the IOMMU core's iommu_unmap() does, for
- * drivers (and tests) that drive io-pgtable without the IOMMU core.
+ * Unmap through flushpol the way the IOMMU core's iommu_unmap() does: for
+ * drivers (and tests) that drive io-pgtable without the IOMMU core, and
+ * for a driver's unmap_pages, with the core's gather.
  */
+#define pr_fmt(fmt) "flushpol: " fmt
+
 #include <linux/bitops.h>
+#include <linux/printk.h>
 
 #include "fp_core.h"
 
@@ -33,51 +37,93 @@ static size_t fp_unmap_pgsize(unsigned long bitmap, unsigned long iova,
 	return pgsize;
 }
 
+/*
+ * The call's own gather, at its end: covered, it goes to the policy now
+ * (which sends nothing for it, or, under va, upstream's leaf commands, left
+ * for @outer's sync to complete); otherwise its leaves join @outer, whose
+ * sync invalidates them.
+ */
+static void fp_unmap_end(struct fp_context *ctx, struct fp_call *c,
+			 struct iommu_iotlb_gather *outer)
+{
+	struct iommu_iotlb_gather *in = &c->gather;
+	size_t len = in->end - in->start + 1;
+
+	if (!fp_gather_pages(in))
+		return;
+	if (fp_cov_covered(c)) {
+		fp_dispatch_gather(ctx, in, c, true);
+		return;
+	}
+	if ((outer->pgsize && outer->pgsize != in->pgsize) ||
+	    iommu_iotlb_gather_is_disjoint(outer, in->start, len)) {
+		fp_dispatch_gather(ctx, outer, NULL, false);
+		outer->start = ULONG_MAX;
+		outer->end = 0;
+	}
+	outer->pgsize = in->pgsize;
+	iommu_iotlb_gather_add_range(outer, in->start, len);
+	/* @outer's dispatch counts them as pages; their walks did already. */
+	if (c->walk_leaves)
+		fp_stat_add(ctx, FP_STAT_PAGES, -(u64)c->walk_leaves);
+}
+
 /**
  * fp_unmap() - unmap a range of an io-pgtable whose cookie is @ctx
  * @ctx: the context
  * @ops: its page table
  * @iova: start, aligned to the smallest page size
- * @size: length
+ * @size: length, a multiple of the smallest page size
  * @gather: a gather to add to, the caller then calls fp_iotlb_sync() (as
- *	iommu_unmap_fast() leaves it); or NULL to unmap and sync here, as
+ *	iommu_unmap_fast() leaves it, and as a driver's unmap_pages gets it
+ *	from the IOMMU core); or NULL to unmap and sync here, as
  *	iommu_unmap() does
  *
  * Unmapping through here rather than through @ops directly also lets the
  * walk flushes of this call cover the table entries it gathers, which
- * saves the policies a command for them (see coverage.c).
+ * saves the policies a command for them (see coverage.c).  The page table
+ * is called with migration off (preemption stays on).
  *
- * Return: bytes unmapped; less than @size if a page was not mapped.
+ * Return: bytes unmapped; less than @size if a page was not mapped; 0 for
+ * a misaligned @iova or @size, refused with a warning as iommu_unmap()
+ * refuses it.
  */
 size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
 		unsigned long iova, size_t size,
 		struct iommu_iotlb_gather *gather)
 {
 	unsigned long bitmap = io_pgtable_ops_to_pgtable(ops)->cfg.pgsize_bitmap;
-	struct iommu_iotlb_gather local;
-	struct fp_cov_unmap cov;
+	unsigned long min_pagesz = bitmap ? BIT(__ffs(bitmap)) : 0;
+	struct fp_call call;
 	size_t unmapped = 0;
 
-	if (!gather) {
-		iommu_iotlb_gather_init(&local);
-		gather = &local;
+	/* fp_unmap_pgsize() would reach __fls(0). */
+	if (!min_pagesz || !IS_ALIGNED(iova | size, min_pagesz)) {
+		pr_warn_once("%s: unaligned unmap: iova 0x%lx size 0x%zx min_pagesz 0x%lx\n",
+			     ctx->name, iova, size, min_pagesz);
+		return 0;
 	}
-	/* Walks flushed from here to the end may cover what is gathered. */
-	fp_cov_unmap_begin(ctx, &cov);
+	fp_call_begin(ctx, &call, gather);
 	while (unmapped < size) {
 		size_t count, pgsize, n;
 
 		pgsize = fp_unmap_pgsize(bitmap, iova + unmapped,
 					 size - unmapped, &count);
+		fp_call_enter(&call);
 		n = ops->unmap_pages(ops, iova + unmapped, pgsize, count,
-				     gather);
+				     &call.gather);
+		fp_call_leave(&call);
 		if (!n)
 			break;
 		unmapped += n;
 	}
-	fp_cov_unmap_end(ctx, &cov);
-	if (gather == &local)
-		fp_iotlb_sync(ctx, gather);
+	if (gather) {
+		fp_unmap_end(ctx, &call, gather);
+	} else {
+		/* iommu_unmap()'s iotlb_sync, on the call's own gather. */
+		fp_stat_add(ctx, FP_STAT_UNMAPS, 1);
+		fp_dispatch_gather(ctx, &call.gather, &call, false);
+	}
 	return unmapped;
 }
 EXPORT_SYMBOL_GPL(fp_unmap);

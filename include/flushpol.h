@@ -92,7 +92,8 @@ struct fp_context_cfg {
  *	before returning.
  * @flush_gather: end of a strict unmap.  @gather holds every leaf unmapped
  *	since the last call (it may be empty).  Must leave no leaf entry for
- *	it once it returns, normally by ending with fp_sync().
+ *	it once it returns, normally by ending with fp_sync(); nothing is
+ *	needed when fp_gather_covered() says so.
  * @flush_context: optional; invalidate the whole context and sync.  Used
  *	for flush_iotlb_all and tlb_flush_all; the default is
  *	fp_flush_context().
@@ -159,7 +160,8 @@ void fp_inv_range(struct fp_context *ctx, unsigned long iova, size_t size,
 void fp_inv_context(struct fp_context *ctx);
 int fp_sync(struct fp_context *ctx);
 int fp_flush_context(struct fp_context *ctx);
-bool fp_gather_covered(struct fp_context *ctx);
+bool fp_gather_covered(struct fp_context *ctx,
+		       const struct iommu_iotlb_gather *gather);
 
 /**
  * fp_gather_pages() - number of TLB entries a gather names

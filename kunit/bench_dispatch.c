@@ -9,6 +9,8 @@
  * Both sides drive a backend whose primitives only count, so what differs
  * is the dispatch: the core's statistics, coverage tracking, the policy
  * looked up under RCU, tracepoints, and the policy's own decisions.  The
+ * unmap is io-pgtable's unmap_pages with the caller's gather, as the IOMMU
+ * core calls a driver that does not go through fp_unmap().  The
  * direct side does what a driver without flushpol does with the same calls
  * (arm-smmu-v3's shape): gather leaves, invalidate them by VA and sync at
  * iotlb_sync; invalidate by VA and sync at each walk flush.
@@ -77,6 +79,7 @@ struct fpb_side {
 	const struct iommu_flush_ops *tlb;
 	void (*iotlb_sync)(void *cookie, struct iommu_iotlb_gather *gather);
 	void *cookie;
+	bool through_fp;
 	struct io_pgtable_ops *ops;
 	struct io_pgtable_cfg cfg;
 	u64 ps[FPB_ROUNDS];	/* per call, one entry per round */
@@ -137,13 +140,15 @@ static void fpb_fp_iotlb_sync(void *cookie, struct iommu_iotlb_gather *g)
 	fp_iotlb_sync(cookie, g);
 }
 
-enum fpb_op { FPB_ADD_PAGE, FPB_FLUSH_WALK, FPB_IOTLB_SYNC, FPB_UNMAP_4K };
+enum fpb_op { FPB_ADD_PAGE, FPB_FLUSH_WALK, FPB_IOTLB_SYNC, FPB_UNMAP_4K,
+	      FPB_FP_UNMAP_4K };
 
 static const char * const fpb_op_names[] = {
 	[FPB_ADD_PAGE]		= "tlb_add_page",
 	[FPB_FLUSH_WALK]	= "tlb_flush_walk",
 	[FPB_IOTLB_SYNC]	= "add_page+iotlb_sync",
 	[FPB_UNMAP_4K]		= "unmap_4k",
+	[FPB_FP_UNMAP_4K]	= "fp_unmap_4k",
 };
 
 /* One round of FPB_CALLS calls of @op on @s; returns ps per call. */
@@ -156,7 +161,8 @@ static u64 fpb_round(struct kunit *test, struct fpb_side *s, enum fpb_op op)
 	u64 t0, t;
 
 	/* io-pgtable maps up to the end of one table per call. */
-	while (op == FPB_UNMAP_4K && mapped < FPB_CALLS * SZ_4K) {
+	while ((op == FPB_UNMAP_4K || op == FPB_FP_UNMAP_4K) &&
+	       mapped < FPB_CALLS * SZ_4K) {
 		size_t n = 0;
 
 		KUNIT_ASSERT_EQ(test, s->ops->map_pages(s->ops,
@@ -182,15 +188,18 @@ static u64 fpb_round(struct kunit *test, struct fpb_side *s, enum fpb_op op)
 					       SZ_4K, s->cookie);
 			break;
 		case FPB_IOTLB_SYNC:
-			/*
-			 * Gathered through the side's own add_page: a leaf
-			 * gathered any other way would look covered to
-			 * flushpol, and asid would send nothing for it.
-			 */
+			/* Gathered through the side's own add_page. */
 			iommu_iotlb_gather_init(&g);
 			s->tlb->tlb_add_page(&g, iova, SZ_4K, s->cookie);
 			s->iotlb_sync(s->cookie, &g);
 			break;
+		case FPB_FP_UNMAP_4K:
+			/* The way the integration documents: fp_unmap(). */
+			if (s->through_fp) {
+				fp_unmap(s->cookie, s->ops, iova, SZ_4K, NULL);
+				break;
+			}
+			fallthrough;
 		case FPB_UNMAP_4K:
 			/* iommu_unmap() of one page: unmap, then sync. */
 			iommu_iotlb_gather_init(&g);
@@ -302,6 +311,7 @@ static void dispatch_cost_reported(struct kunit *test)
 	b->fp.tlb = b->fp.cfg.tlb;
 	b->fp.iotlb_sync = fpb_fp_iotlb_sync;
 	b->fp.cookie = b->ctx;
+	b->fp.through_fp = true;
 	b->fp.ops = alloc_io_pgtable_ops(ARM_64_LPAE_S1, &b->fp.cfg, b->ctx);
 	KUNIT_ASSERT_NOT_NULL(test, b->fp.ops);
 
@@ -313,7 +323,7 @@ static void dispatch_cost_reported(struct kunit *test)
 	b->direct.ops = alloc_io_pgtable_ops(ARM_64_LPAE_S1, &b->direct.cfg, b);
 	KUNIT_ASSERT_NOT_NULL(test, b->direct.ops);
 
-	for (op = FPB_ADD_PAGE; op <= FPB_UNMAP_4K; op++)
+	for (op = FPB_ADD_PAGE; op <= FPB_FP_UNMAP_4K; op++)
 		fpb_measure(test, b, *policy, op);
 }
 

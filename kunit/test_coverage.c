@@ -4,6 +4,7 @@
  * of a gathered leaf (core/coverage.c), and when it must not.
  */
 #include <kunit/test.h>
+#include <linux/io-pgtable.h>
 #include <linux/sizes.h>
 
 #include "fp_rig.h"
@@ -96,7 +97,227 @@ static void walks_cover_only_within_fp_unmap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, direct, 2);
 }
 
+static const enum fp_stat fpt_cmd_stats[] = {
+	FP_STAT_TLBI_VA, FP_STAT_TLBI_RANGE, FP_STAT_TLBI_ASID,
+	FP_STAT_TLBI_ALL, FP_STAT_SYNCS,
+};
+
+/*
+ * What Documentation/smmuv2-integration.rst does: the driver's unmap_pages
+ * calls fp_unmap() with the IOMMU core's gather, and iotlb_sync ends it.
+ * It must get what the README's tables (fp_unmap() with no gather, as
+ * iommu_unmap()) say: for aligned unmaps the core makes one such call.
+ */
+static void core_gather_gets_the_same_commands(struct kunit *test)
+{
+	static const size_t sizes[] = { SZ_4K, SZ_1M, SZ_2M, SZ_4M };
+	struct fpt_rig *rig = fpt_cov_rig(test);
+	struct iommu_iotlb_gather gather;
+	u64 own[ARRAY_SIZE(fpt_cmd_stats)];
+	unsigned int i, s;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, sizes[i], SZ_4K),
+				0);
+		fp_context_reset_stats(rig->ctx);
+		KUNIT_ASSERT_EQ(test, fp_unmap(rig->ctx, rig->ops, FPT_IOVA,
+					       sizes[i], NULL), sizes[i]);
+		for (s = 0; s < ARRAY_SIZE(fpt_cmd_stats); s++)
+			own[s] = fp_context_stat(rig->ctx, fpt_cmd_stats[s]);
+
+		KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, sizes[i], SZ_4K),
+				0);
+		fpm_access_range(&rig->mc, FPT_IOVA, sizes[i]);
+		fp_context_reset_stats(rig->ctx);
+		iommu_iotlb_gather_init(&gather);
+		KUNIT_ASSERT_EQ(test, fp_unmap(rig->ctx, rig->ops, FPT_IOVA,
+					       sizes[i], &gather), sizes[i]);
+		fp_iotlb_sync(rig->ctx, &gather);
+		KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
+		for (s = 0; s < ARRAY_SIZE(fpt_cmd_stats); s++)
+			KUNIT_EXPECT_EQ_MSG(test, fp_context_stat(rig->ctx,
+								  fpt_cmd_stats[s]),
+					    own[s], "size %zu, stat %u",
+					    sizes[i], fpt_cmd_stats[s]);
+	}
+}
+
+/*
+ * A backend that logs what it was asked, for page tables that are not the
+ * model's: the last command, and how many.
+ */
+struct fpt_cov_log {
+	unsigned int cmds, syncs;
+	unsigned int cmds_at_sync;	/* cmds when the first sync came */
+	unsigned long last_start, last_end;	/* [start, end) */
+};
+
+static void fpt_cov_log_cmd(struct fp_context *ctx, unsigned long iova,
+			    size_t size)
+{
+	struct fpt_cov_log *log = fp_context_priv(ctx);
+
+	log->cmds++;
+	log->last_start = iova;
+	log->last_end = iova + size;
+}
+
+static void fpt_cov_inv_va(struct fp_context *ctx, unsigned long iova,
+			   size_t size, size_t granule, bool leaf)
+{
+	fpt_cov_log_cmd(ctx, iova, size);
+}
+
+static unsigned int fpt_cov_inv_range(struct fp_context *ctx,
+				      unsigned long iova, size_t size,
+				      size_t granule, bool leaf)
+{
+	fpt_cov_log_cmd(ctx, iova, size);
+	return 1;
+}
+
+static void fpt_cov_inv_context(struct fp_context *ctx)
+{
+	fpt_cov_log_cmd(ctx, 0, 0);
+	((struct fpt_cov_log *)fp_context_priv(ctx))->last_end = ULONG_MAX;
+}
+
+static int fpt_cov_sync(struct fp_context *ctx)
+{
+	struct fpt_cov_log *log = fp_context_priv(ctx);
+
+	if (!log->syncs++)
+		log->cmds_at_sync = log->cmds;
+	return 0;
+}
+
+static const struct fp_hw_ops fpt_cov_hw_ops = {
+	.inv_va		= fpt_cov_inv_va,
+	.inv_range	= fpt_cov_inv_range,
+	.inv_context	= fpt_cov_inv_context,
+	.sync		= fpt_cov_sync,
+};
+
+/*
+ * io-pgtable-arm-v7s's call sequence when 4K pages are unmapped out of a
+ * 64K contiguous entry (arm_v7s_unmap_pages(), one page at a time): the
+ * first page splits the entry, and arm_v7s_split_cont() flushes the walk of
+ * the whole 64K with the 4K entries still valid; then each page's entry is
+ * cleared and gathered.
+ */
+struct fpt_v7s {
+	struct io_pgtable iop;
+	struct fpt_cov_log log;
+	bool cont;		/* the 64K entry at FPT_IOVA is still whole */
+	unsigned int unmap_calls;
+	struct device dev;
+};
+
+static size_t fpt_v7s_unmap_pages(struct io_pgtable_ops *ops,
+				  unsigned long iova, size_t pgsize,
+				  size_t pgcount,
+				  struct iommu_iotlb_gather *gather)
+{
+	struct io_pgtable *iop = io_pgtable_ops_to_pgtable(ops);
+	struct fpt_v7s *v = container_of(iop, struct fpt_v7s, iop);
+	size_t i;
+
+	v->unmap_calls++;
+	for (i = 0; i < pgcount; i++, iova += pgsize) {
+		if (v->cont) {
+			io_pgtable_tlb_flush_walk(iop, ALIGN_DOWN(iova, SZ_64K),
+						  SZ_64K, SZ_64K);
+			v->cont = false;
+		}
+		/* (The 4K entry is cleared here.) */
+		io_pgtable_tlb_add_page(iop, gather, iova, pgsize);
+	}
+	return pgsize * pgcount;
+}
+
+static void fpt_v7s_exit(void *data)
+{
+	struct fpt_v7s *v = data;
+
+	fp_context_destroy(v->iop.cookie);
+}
+
+static struct fpt_v7s *fpt_v7s_init(struct kunit *test, const char *policy)
+{
+	struct fpt_v7s *v = kunit_kzalloc(test, sizeof(*v), GFP_KERNEL);
+	struct fp_context_cfg fc = {
+		.backend = "v7s", .instance = "v7s0", .owner = THIS_MODULE,
+		.ops = &fpt_cov_hw_ops, .id = 1, .default_policy = "va",
+		.default_threshold = 128,
+	};
+	struct fp_context *ctx;
+
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	v->iop.fmt = ARM_V7S;
+	v->iop.cfg = (struct io_pgtable_cfg) {
+		.pgsize_bitmap	= SZ_4K | SZ_64K | SZ_1M | SZ_16M,
+		.ias		= 32,
+		.oas		= 32,
+		.coherent_walk	= true,
+		.iommu_dev	= &v->dev,
+	};
+	v->iop.ops.unmap_pages = fpt_v7s_unmap_pages;
+	v->cont = true;
+	fc.priv = &v->log;
+	ctx = fp_context_create(&fc, &v->iop.cfg);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx);
+	v->iop.cookie = ctx;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpt_v7s_exit, v),
+			0);
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(ctx, policy), 0);
+	return v;
+}
+
+/*
+ * Bug 1 of issue 10: the split's walk flush came before the 4K entries
+ * were cleared, so the device may have cached them again since.  It must
+ * cover none of them: the unmap's gather needs a command of its own.
+ */
+static void v7s_split_walk_covers_no_leaf(struct kunit *test)
+{
+	const char *policy = *(const char *const *)test->param_value;
+	struct fpt_v7s *v = fpt_v7s_init(test, policy);
+	unsigned long iova = FPT_IOVA + SZ_4K;
+
+	KUNIT_ASSERT_EQ(test, fp_unmap(v->iop.cookie, &v->iop.ops, iova,
+				       4 * SZ_4K, NULL), 4 * SZ_4K);
+	/* The walk's command(s) and sync, then the leaves'. */
+	KUNIT_EXPECT_GE(test, v->log.cmds_at_sync, 1);
+	KUNIT_EXPECT_GT(test, v->log.cmds, v->log.cmds_at_sync);
+	KUNIT_EXPECT_EQ(test, v->log.syncs, 2);
+	KUNIT_EXPECT_LE(test, v->log.last_start, iova);
+	KUNIT_EXPECT_GE(test, v->log.last_end, iova + 4 * SZ_4K);
+}
+
+/* As iommu_unmap() refuses it, before io-pgtable sees it. */
+static void misaligned_unmap_refused(struct kunit *test)
+{
+	struct fpt_v7s *v = fpt_v7s_init(test, "va");
+
+	KUNIT_EXPECT_EQ(test, fp_unmap(v->iop.cookie, &v->iop.ops,
+				       FPT_IOVA + SZ_2K, SZ_4K, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fp_unmap(v->iop.cookie, &v->iop.ops, FPT_IOVA,
+				       SZ_4K + 1, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fp_unmap(v->iop.cookie, &v->iop.ops, FPT_IOVA,
+				       SZ_1K, NULL), 0);
+	KUNIT_EXPECT_EQ(test, v->unmap_calls, 0);
+	KUNIT_EXPECT_EQ(test, v->log.cmds + v->log.syncs, 0);
+}
+
+static const char *const fpt_v7s_policies[] = { "range", "asid", "threshold" };
+
+KUNIT_ARRAY_PARAM(fpt_v7s, fpt_v7s_policies, fpt_cov_desc);
+
 static struct kunit_case fpt_coverage_cases[] = {
+	KUNIT_CASE_PARAM(v7s_split_walk_covers_no_leaf, fpt_v7s_gen_params),
+	KUNIT_CASE(misaligned_unmap_refused),
+	KUNIT_CASE_PARAM(core_gather_gets_the_same_commands,
+			 fpt_cov_gen_params),
 	KUNIT_CASE_PARAM(block_mapped_over_old_table_is_invalidated,
 			 fpt_cov_gen_params),
 	KUNIT_CASE_PARAM(walks_cover_only_within_fp_unmap, fpt_cov_gen_params),

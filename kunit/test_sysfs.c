@@ -96,6 +96,55 @@ static void threshold_and_reset_accept_good_input(struct kunit *test)
 	fpt_expect_attr(test, rig, "stats/unmaps", "0\n");
 }
 
+/* A policy whose name is as long as names go: FP_NAME_MAX - 1. */
+static void fpt_long_flush_walk(struct fp_context *ctx, unsigned long iova,
+				size_t size, size_t granule)
+{
+	fp_flush_context(ctx);
+}
+
+static void fpt_long_flush_gather(struct fp_context *ctx,
+				  const struct iommu_iotlb_gather *gather)
+{
+	if (fp_gather_pages(gather))
+		fp_flush_context(ctx);
+}
+
+static struct fp_policy fpt_long_policy = {
+	.name		= "fifteen_chars_p",
+	.flush_walk	= fpt_long_flush_walk,
+	.flush_gather	= fpt_long_flush_gather,
+};
+
+static void fpt_long_policy_remove(void *data)
+{
+	struct fpt_rig *rig = data;
+
+	fp_context_set_policy(rig->ctx, "va");
+	fp_policy_unregister(&fpt_long_policy);
+}
+
+/* Issue 10: echo's newline is no part of the name, nor of its length. */
+static void longest_name_written_with_newline(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_sysfs_rig(test);
+	static const char line[] = "fifteen_chars_p\n";
+
+	KUNIT_ASSERT_EQ(test, strlen(fpt_long_policy.name), FP_NAME_MAX - 1);
+	KUNIT_ASSERT_EQ(test, fp_policy_register(&fpt_long_policy), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpt_long_policy_remove,
+							rig), 0);
+	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", line,
+					    sizeof(line) - 1),
+			sizeof(line) - 1);
+	fpt_expect_attr(test, rig, "policy",
+			"va asid threshold [fifteen_chars_p]\n");
+	/* One more is one too many, newline or not. */
+	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy",
+					    "fifteen_chars_pq\n", 17), -EINVAL);
+}
+
 struct fpt_bad_write {
 	const char *attr;
 	const char *input;
@@ -188,6 +237,7 @@ static struct kunit_case fpt_sysfs_test_cases[] = {
 	KUNIT_CASE(context_directory_follows_context),
 	KUNIT_CASE(policy_lists_usable_with_active_bracketed),
 	KUNIT_CASE(threshold_and_reset_accept_good_input),
+	KUNIT_CASE(longest_name_written_with_newline),
 	KUNIT_CASE_PARAM(bad_write_refused_and_nothing_changes,
 			 fpt_bad_gen_params),
 	{}

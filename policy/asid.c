@@ -18,7 +18,7 @@ void fp_asid_flush_gather(struct fp_context *ctx,
 			  const struct iommu_iotlb_gather *gather)
 {
 	/* A walk flush later in the same unmap may already have done it. */
-	if (fp_gather_pages(gather) && !fp_gather_covered(ctx))
+	if (fp_gather_pages(gather) && !fp_gather_covered(ctx, gather))
 		fp_flush_context(ctx);
 }
 

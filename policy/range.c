@@ -21,7 +21,7 @@ static void fp_range_flush_walk(struct fp_context *ctx, unsigned long iova,
 static void fp_range_flush_gather(struct fp_context *ctx,
 				  const struct iommu_iotlb_gather *gather)
 {
-	if (!fp_gather_pages(gather) || fp_gather_covered(ctx))
+	if (!fp_gather_pages(gather) || fp_gather_covered(ctx, gather))
 		return;
 	fp_inv_range(ctx, gather->start, gather->end - gather->start + 1,
 		     gather->pgsize, true);

@@ -38,7 +38,7 @@ static void fp_threshold_flush_gather(struct fp_context *ctx,
 {
 	unsigned long pages = fp_gather_pages(gather);
 
-	if (!pages || fp_gather_covered(ctx))
+	if (!pages || fp_gather_covered(ctx, gather))
 		return;
 	if (pages > fp_context_threshold(ctx))
 		fp_flush_context(ctx);

@@ -3,8 +3,10 @@
  * va: what upstream arm-smmu (SMMUv2) does, and the baseline every other
  * policy is compared with.  A freed table costs one non-leaf by-VA command
  * per granule it covered; a gather one leaf by-VA command per entry.  The
- * gather always ends with a sync, empty or not, as upstream's iotlb_sync
- * does.
+ * gather ends with a sync, empty or not, as upstream's iotlb_sync does;
+ * except a covered one that fp_unmap() hands over early, before the
+ * caller's own iotlb_sync: its leaves are already invalidated, and its
+ * commands, sent only to match upstream's, complete at that sync.
  */
 #include "../core/fp_core.h"
 
@@ -21,7 +23,8 @@ static void fp_va_flush_gather(struct fp_context *ctx,
 	if (fp_gather_pages(gather))
 		fp_inv_va(ctx, gather->start, gather->end - gather->start + 1,
 			  gather->pgsize, true);
-	fp_sync(ctx);
+	if (!fp_gather_early(gather))
+		fp_sync(ctx);
 }
 
 struct fp_policy fp_policy_va = {

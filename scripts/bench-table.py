@@ -163,7 +163,8 @@ def counts_section(counts):
 OPS = (("tlb_add_page", "`tlb_add_page` (one leaf)"),
        ("tlb_flush_walk", "`tlb_flush_walk` (one 2 MiB table)"),
        ("add_page+iotlb_sync", "`tlb_add_page` + `iotlb_sync` (one leaf)"),
-       ("unmap_4k", "4K unmap through io-pgtable-arm"))
+       ("unmap_4k", "4K unmap through io-pgtable-arm"),
+       ("fp_unmap_4k", "4K unmap through `fp_unmap()` (direct: as above)"))
 
 
 def parse_dispatch(lines):
