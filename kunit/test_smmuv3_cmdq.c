@@ -253,6 +253,47 @@ static void wedged_full_queue_batch_waits_one_bound(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
 }
 
+/* Commands with opcode @op the SMMU has consumed, from the ring. */
+static unsigned int fpt_count_op(struct fpt_v3_fake *f, u8 op)
+{
+	unsigned int n = 0;
+	u64 pos;
+
+	for (pos = 0; pos < f->smmu.cmdq.cons; pos++)
+		n += (fpt_v3_fake_slot(f, pos) & 0xff) == op;
+	return n;
+}
+
+/*
+ * Once the STE is written the attach has happened, whatever another CPU
+ * lost in the queue: installing it returns 0 (the IOMMU core WARNs when a
+ * default domain's attach fails, and blocked or identity must not fail).
+ * Here the refused TLBI and the recovery's TLBI_NSNH_ALL are both lost.
+ */
+static void install_ste_ignores_unrelated_lost_command(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 4);
+	struct smmuv3_device *smmu = &f->smmu;
+	u64 ste[STE_DWORDS] = {
+		STE_0_V | FIELD_PREP(STE_0_CFG, STE_0_CFG_BYPASS),
+	};
+	u32 sid = 3;
+
+	smmu->strtab.sid_bits = 4;
+	smmu->strtab.base = kunit_kcalloc(test, STE_DWORDS << 4,
+					  sizeof(__le64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, smmu->strtab.base);
+	mutex_init(&smmu->ste_lock);
+
+	fpt_v3_fake_refuse_tlbi(f, 2);
+	fpt_cmdq_tlbi(f, 1);
+	KUNIT_EXPECT_EQ(test, smmuv3_install_ste(smmu, &sid, 1, ste), 0);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(smmu->strtab.base[sid * STE_DWORDS]),
+			ste[0]);
+	KUNIT_EXPECT_EQ(test, fpt_count_op(f, CMD_OP_CFGI_STE), 1);
+	KUNIT_EXPECT_EQ(test, f->refused, 2);
+}
+
 /* Several threads, each unmapping its own context through one queue. */
 #define FPT_THREADS	4
 #define FPT_ROUNDS	48
@@ -356,6 +397,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(second_cmdq_error_acknowledged),
 	KUNIT_CASE(gerror_irq_leaves_cmdq_err_acknowledged),
 	KUNIT_CASE(wedged_full_queue_batch_waits_one_bound),
+	KUNIT_CASE(install_ste_ignores_unrelated_lost_command),
 	KUNIT_CASE(threads_share_queue_each_sync_completes_own),
 	{}
 };
