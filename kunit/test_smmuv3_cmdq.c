@@ -294,6 +294,36 @@ static void install_ste_ignores_unrelated_lost_command(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->refused, 2);
 }
 
+/*
+ * A wedged SMMU and a 32 MiB strict unmap under va: 16 walk flushes and
+ * the gather, each with its sync.  Once one sync has waited its bound
+ * with CMDQ_CONS still, the others must not each wait a bound again (the
+ * caller may be in an RCU read-side section): about one bound in all.
+ */
+static void wedged_smmu_one_bound_per_unmap(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_fake_rig(test, 14);
+	struct fpt_v3_fake *f = fpt_rig_fake;
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	u64 syncs;
+
+	cmdq->timeout_us = 100;
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_32M, SZ_4K), 0);
+	fpt_v3_fake_set(f, 0);
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_32M, false), SZ_32M);
+	syncs = fp_context_stat(rig->ctx, FP_STAT_SYNCS);
+	kunit_info(test, "%llu syncs, %lu delay steps, bound %lu\n", syncs,
+		   f->delays, cmdq->timeout_us);
+	KUNIT_EXPECT_EQ(test, syncs, 17);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 0);
+	KUNIT_EXPECT_LE(test, f->delays, 2 * cmdq->timeout_us);
+
+	/* The SMMU resumes: the next sync waits for it again, and works. */
+	fpt_v3_fake_set(f, 256);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
 /* Several threads, each unmapping its own context through one queue. */
 #define FPT_THREADS	4
 #define FPT_ROUNDS	48
@@ -398,6 +428,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(gerror_irq_leaves_cmdq_err_acknowledged),
 	KUNIT_CASE(wedged_full_queue_batch_waits_one_bound),
 	KUNIT_CASE(install_ste_ignores_unrelated_lost_command),
+	KUNIT_CASE(wedged_smmu_one_bound_per_unmap),
 	KUNIT_CASE(threads_share_queue_each_sync_completes_own),
 	{}
 };

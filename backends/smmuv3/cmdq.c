@@ -97,6 +97,8 @@ static void cmdq_update_cons(struct smmuv3_cmdq *cmdq)
 		cmdq->cons += ahead;
 	if (cmdq->dropped && cmdq->cons != cmdq->drop_cons)
 		cmdq->dropped = false;
+	if (cmdq->stuck && cmdq->cons != cmdq->stuck_cons)
+		cmdq->stuck = false;
 }
 
 static void cmdq_lose(struct smmuv3_cmdq *cmdq, u64 pos)
@@ -154,13 +156,15 @@ static void cmdq_publish(struct smmuv3_cmdq *cmdq)
 /*
  * Wait, without @lock, until the SMMU has consumed everything before
  * @target, acknowledging refused commands on the way.  Every iteration
- * counts against the call's budget, errors included.
+ * counts against the call's budget, errors included.  A wait that timed
+ * out leaves CMDQ_CONS marked: until it moves, every wait fails at once,
+ * so a wedged SMMU costs one bound, not one per sync.
  */
 static int cmdq_wait_cons(struct smmuv3_cmdq *cmdq, u64 target,
 			  struct smmuv3_cmdq_budget *b)
 {
 	unsigned long flags;
-	bool done;
+	bool done, stuck;
 
 	for (;;) {
 		spin_lock_irqsave(&cmdq->lock, flags);
@@ -168,10 +172,15 @@ static int cmdq_wait_cons(struct smmuv3_cmdq *cmdq, u64 target,
 		done = cmdq->cons >= target;
 		if (!done)
 			cmdq_skip_error(cmdq);
+		stuck = cmdq->stuck;
+		if (!done && b->delays >= cmdq->timeout_us && !stuck) {
+			cmdq->stuck = true;
+			cmdq->stuck_cons = cmdq->cons;
+		}
 		spin_unlock_irqrestore(&cmdq->lock, flags);
 		if (done)
 			return 0;
-		if (b->delays >= cmdq->timeout_us)
+		if (stuck || b->delays >= cmdq->timeout_us)
 			return -ETIMEDOUT;
 		if (b->spins < SMMUV3_CMDQ_SPIN) {
 			b->spins++;
