@@ -3,8 +3,9 @@
  * flushpol_smmuv3_cmdq: the shipped SMMUv3 command queue (cmdq.c) against
  * a fake SMMU (fp_smmuv3_fake.c) that lags, refuses commands, raises other
  * global errors and wedges: errors acknowledged by the GERROR/GERRORN
- * toggle protocol, refused commands failing the sync that covers them, a
- * wedged SMMU costing one bound, and several threads sharing the queue.
+ * toggle protocol, refused commands made up for by the sync that covers
+ * them before it returns, a wedged SMMU costing one bound, and several
+ * threads sharing the queue.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -60,25 +61,104 @@ static int fpt_cmdq_sync(struct fpt_v3_fake *f)
 
 /*
  * A refused TLBI is replaced and acknowledged, and the sync that covers it
- * fails: flushpol must count it and never take it for coverage.  The next
- * sync invalidates everything first, and succeeds.
+ * invalidates everything and syncs again before it returns: its caller
+ * frees what the TLBI was for, so it must not wait for the next sync.
+ * The sync after that is a plain one.
  */
-static void refused_tlbi_fails_covering_sync(struct kunit *test)
+static void refused_tlbi_recovered_by_covering_sync(struct kunit *test)
 {
 	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 2);
+	u64 prod;
 
 	fpt_v3_fake_refuse_tlbi(f, 1);
 	fpt_cmdq_tlbi(f, 3);
-	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -EIO);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
 	KUNIT_EXPECT_EQ(test, f->refused, 1);
-	KUNIT_EXPECT_EQ(test, f->tlbi, 2);
+	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
+	KUNIT_EXPECT_EQ(test, f->tlbi, 3);	/* 2 and TLBI_NSNH_ALL */
+	KUNIT_EXPECT_EQ(test, f->syncs, 3);	/* the refused one's too */
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.nlost, 1);
 	KUNIT_EXPECT_EQ(test, fpt_v3_fake_active_gerror(f), 0);
 	KUNIT_EXPECT_FALSE(test, f->halted);
 
+	prod = f->smmu.cmdq.prod;
 	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.prod, prod + 1);
 	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
-	KUNIT_EXPECT_EQ(test, f->tlbi, 3);	/* and TLBI_NSNH_ALL */
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
+}
+
+/* A rig whose context drives the shipped queue in front of a fake SMMU. */
+static struct fpt_v3_fake *fpt_rig_fake;
+static unsigned int fpt_rig_fake_shift;
+
+static void fpt_fake_rig_setup(struct fpt_rig *rig)
+{
+	fpt_rig_fake = fpt_v3_fake_new(rig->test, rig->smmu,
+				       fpt_rig_fake_shift, 64);
+	rig->backend.v3 = (struct smmuv3_flush) {
+		.cmdq = &smmuv3_cmdq_ops, .q = &fpt_rig_fake->smmu,
+		.asid = rig->mc.asid, .tg = 12,
+	};
+}
+
+static const struct fpt_backend fpt_fake_rig_backend = {
+	.name = "smmuv3", .ops = &smmuv3_hw_ops, .setup = fpt_fake_rig_setup,
+	.default_policy = "va",
+};
+
+static struct fpt_rig *fpt_fake_rig(struct kunit *test, unsigned int shift)
+{
+	struct fpt_rig_cfg rc = {
+		.fmt = ARM_64_LPAE_S1, .backend = &fpt_fake_rig_backend,
+		.policy = "va",
+	};
+	struct fpt_rig *rig = kunit_kzalloc(test, sizeof(*rig), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rig);
+	fpt_rig_fake_shift = shift;
+	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, rig, &rc, NULL, 1), 0);
+	return rig;
+}
+
+/*
+ * A strict unmap whose leaf TLBI the SMMU refuses: when iotlb_sync
+ * returns, the page may be reused, so the leaf must be gone already
+ * (invariant 1), not at some later sync.
+ */
+static void refused_leaf_tlbi_leaves_nothing_stale(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_fake_rig(test, 8);
+	struct fpt_v3_fake *f = fpt_rig_fake;
+
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_4K, SZ_4K), 0);
+	fpm_access_range(&rig->mc, FPT_IOVA, SZ_4K);
+	fpt_v3_fake_refuse_tlbi(f, 1);
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_4K, false), SZ_4K);
+	KUNIT_EXPECT_EQ(test, f->refused, 1);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_SYNC_TIMEOUTS),
+			0);
+}
+
+/*
+ * A walk flush whose TLBIs the SMMU refuses, all 512 (any one of them
+ * would drop the walk entry for the whole table): io-pgtable frees the
+ * table as soon as tlb_flush_walk returns, so no walk entry may point
+ * into it by then (invariant 2).
+ */
+static void refused_walk_tlbi_frees_no_cached_table(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_fake_rig(test, 10);
+	struct fpt_v3_fake *f = fpt_rig_fake;
+
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_2M, SZ_4K), 0);
+	fpm_access_range(&rig->mc, FPT_IOVA, SZ_2M);
+	fpt_v3_fake_refuse_tlbi(f, SZ_2M / SZ_4K);
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_2M, false), SZ_2M);
+	KUNIT_EXPECT_EQ(test, f->refused, SZ_2M / SZ_4K);
+	KUNIT_EXPECT_EQ(test, rig->mc.n.freed_refs, 0);
+	KUNIT_EXPECT_EQ(test, fpm_stale_in(&rig->mc, FPT_IOVA, SZ_2M), 0);
 }
 
 /*
@@ -91,7 +171,7 @@ static void second_cmdq_error_acknowledged(struct kunit *test)
 
 	fpt_v3_fake_refuse_tlbi(f, 1);
 	fpt_cmdq_tlbi(f, 2);
-	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -EIO);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
 
 	/* Two in a row in one batch: GERROR toggles twice more. */
 	fpt_v3_fake_refuse_tlbi(f, 2);
@@ -119,7 +199,7 @@ static void gerror_irq_leaves_cmdq_err_acknowledged(struct kunit *test)
 
 	fpt_v3_fake_refuse_tlbi(f, 1);
 	fpt_cmdq_tlbi(f, 1);
-	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -EIO);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
 	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
 
 	fpt_v3_fake_raise_gerror(f, FPT_GERROR_EVTQ_ABT);
@@ -202,6 +282,77 @@ static void wedged_full_queue_batch_waits_one_bound(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->tlbi, BIT(cmdq->q.shift) + 1);
 	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
 	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
+}
+
+/* Commands with opcode @op the SMMU has consumed, from the ring. */
+static unsigned int fpt_count_op(struct fpt_v3_fake *f, u8 op)
+{
+	unsigned int n = 0;
+	u64 pos;
+
+	for (pos = 0; pos < f->smmu.cmdq.cons; pos++)
+		n += (fpt_v3_fake_slot(f, pos) & 0xff) == op;
+	return n;
+}
+
+/*
+ * Once the STE is written the attach has happened, whatever another CPU
+ * lost in the queue: installing it returns 0 (the IOMMU core WARNs when a
+ * default domain's attach fails, and blocked or identity must not fail).
+ * Here the refused TLBI and the recovery's TLBI_NSNH_ALL are both lost.
+ */
+static void install_ste_ignores_unrelated_lost_command(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 4);
+	struct smmuv3_device *smmu = &f->smmu;
+	u64 ste[STE_DWORDS] = {
+		STE_0_V | FIELD_PREP(STE_0_CFG, STE_0_CFG_BYPASS),
+	};
+	u32 sid = 3;
+
+	smmu->strtab.sid_bits = 4;
+	smmu->strtab.base = kunit_kcalloc(test, STE_DWORDS << 4,
+					  sizeof(__le64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, smmu->strtab.base);
+	mutex_init(&smmu->ste_lock);
+
+	fpt_v3_fake_refuse_tlbi(f, 2);
+	fpt_cmdq_tlbi(f, 1);
+	KUNIT_EXPECT_EQ(test, smmuv3_install_ste(smmu, &sid, 1, ste), 0);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(smmu->strtab.base[sid * STE_DWORDS]),
+			ste[0]);
+	KUNIT_EXPECT_EQ(test, fpt_count_op(f, CMD_OP_CFGI_STE), 1);
+	KUNIT_EXPECT_EQ(test, f->refused, 2);
+}
+
+/*
+ * A wedged SMMU and a 32 MiB strict unmap under va: 16 walk flushes and
+ * the gather, each with its sync.  Once one sync has waited its bound
+ * with CMDQ_CONS still, the others must not each wait a bound again (the
+ * caller may be in an RCU read-side section): about one bound in all.
+ */
+static void wedged_smmu_one_bound_per_unmap(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_fake_rig(test, 14);
+	struct fpt_v3_fake *f = fpt_rig_fake;
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	u64 syncs;
+
+	cmdq->timeout_us = 100;
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_32M, SZ_4K), 0);
+	fpt_v3_fake_set(f, 0);
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_32M, false), SZ_32M);
+	syncs = fp_context_stat(rig->ctx, FP_STAT_SYNCS);
+	kunit_info(test, "%llu syncs, %lu delay steps, bound %lu\n", syncs,
+		   f->delays, cmdq->timeout_us);
+	KUNIT_EXPECT_EQ(test, syncs, 17);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 0);
+	KUNIT_EXPECT_LE(test, f->delays, 2 * cmdq->timeout_us);
+
+	/* The SMMU resumes: the next sync waits for it again, and works. */
+	fpt_v3_fake_set(f, 256);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
 }
 
 /* Several threads, each unmapping its own context through one queue. */
@@ -301,11 +452,15 @@ static void threads_share_queue_each_sync_completes_own(struct kunit *test)
 }
 
 static struct kunit_case fpt_cmdq_cases[] = {
-	KUNIT_CASE(refused_tlbi_fails_covering_sync),
+	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
+	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
+	KUNIT_CASE(refused_walk_tlbi_frees_no_cached_table),
 	KUNIT_CASE(second_cmdq_error_acknowledged),
 	KUNIT_CASE(gerror_irq_leaves_cmdq_err_acknowledged),
 	KUNIT_CASE(gerror_irq_skips_refused_command),
 	KUNIT_CASE(wedged_full_queue_batch_waits_one_bound),
+	KUNIT_CASE(install_ste_ignores_unrelated_lost_command),
+	KUNIT_CASE(wedged_smmu_one_bound_per_unmap),
 	KUNIT_CASE(threads_share_queue_each_sync_completes_own),
 	{}
 };

@@ -20,10 +20,11 @@
  * the command is dropped, and so is every further one at once while
  * CMDQ_CONS stays where it was.  A command the SMMU refuses (GERROR.CMDQ_ERR,
  * CMDQ_CONS.ERR) is replaced by a CMD_SYNC so the queue runs on.  Either way
- * its position is remembered: a sync fails (-EIO) if a lost command lies
- * between the last recovery before it and itself, and the next sync first
- * invalidates everything (CFGI_ALL, TLBI_NSNH_ALL), which covers whatever
- * was lost before it on any CPU.
+ * its position is remembered: if a lost command lies between the last
+ * recovery before a sync and the sync itself, that sync invalidates
+ * everything (CFGI_ALL, TLBI_NSNH_ALL), which covers whatever was lost
+ * before it on any CPU, and syncs again before it returns; it fails (-EIO)
+ * only if a command is lost again on the way.
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
@@ -96,6 +97,8 @@ static void cmdq_update_cons(struct smmuv3_cmdq *cmdq)
 		cmdq->cons += ahead;
 	if (cmdq->dropped && cmdq->cons != cmdq->drop_cons)
 		cmdq->dropped = false;
+	if (cmdq->stuck && cmdq->cons != cmdq->stuck_cons)
+		cmdq->stuck = false;
 }
 
 static void cmdq_lose(struct smmuv3_cmdq *cmdq, u64 pos)
@@ -153,13 +156,15 @@ static void cmdq_publish(struct smmuv3_cmdq *cmdq)
 /*
  * Wait, without @lock, until the SMMU has consumed everything before
  * @target, acknowledging refused commands on the way.  Every iteration
- * counts against the call's budget, errors included.
+ * counts against the call's budget, errors included.  A wait that timed
+ * out leaves CMDQ_CONS marked: until it moves, every wait fails at once,
+ * so a wedged SMMU costs one bound, not one per sync.
  */
 static int cmdq_wait_cons(struct smmuv3_cmdq *cmdq, u64 target,
 			  struct smmuv3_cmdq_budget *b)
 {
 	unsigned long flags;
-	bool done;
+	bool done, stuck;
 
 	for (;;) {
 		spin_lock_irqsave(&cmdq->lock, flags);
@@ -167,10 +172,15 @@ static int cmdq_wait_cons(struct smmuv3_cmdq *cmdq, u64 target,
 		done = cmdq->cons >= target;
 		if (!done)
 			cmdq_skip_error(cmdq);
+		stuck = cmdq->stuck;
+		if (!done && b->delays >= cmdq->timeout_us && !stuck) {
+			cmdq->stuck = true;
+			cmdq->stuck_cons = cmdq->cons;
+		}
 		spin_unlock_irqrestore(&cmdq->lock, flags);
 		if (done)
 			return 0;
-		if (b->delays >= cmdq->timeout_us)
+		if (stuck || b->delays >= cmdq->timeout_us)
 			return -ETIMEDOUT;
 		if (b->spins < SMMUV3_CMDQ_SPIN) {
 			b->spins++;
@@ -297,20 +307,14 @@ static bool cmdq_lost_before(struct smmuv3_cmdq *cmdq, u64 rec_pos,
 	return false;
 }
 
-/**
- * smmuv3_cmdq_sync() - complete every command written so far, on any CPU
- * @cmdq: the queue
- *
- * Publishes everything written, with a CMD_SYNC after it, and waits for
- * CMDQ_CONS to pass that CMD_SYNC, with the queue lock dropped.
- *
- * Return: 0; -ETIMEDOUT if the SMMU did not get there within the bound;
- * -EIO if a command before it was lost (dropped or refused) since the last
- * invalidation of everything.
+/*
+ * One CMD_SYNC, after a recovery if one is due or @recover: 0, -ETIMEDOUT,
+ * or -EIO if a command before it was lost (dropped or refused) since the
+ * last invalidation of everything.
  */
-int smmuv3_cmdq_sync(struct smmuv3_cmdq *cmdq)
+static int cmdq_sync_once(struct smmuv3_cmdq *cmdq, bool recover,
+			  struct smmuv3_cmdq_budget *b)
 {
-	struct smmuv3_cmdq_budget b = {};
 	u64 cmd[CMD_DWORDS], pos, rec_pos, rec_nlost;
 	unsigned long flags;
 	bool lost;
@@ -318,9 +322,9 @@ int smmuv3_cmdq_sync(struct smmuv3_cmdq *cmdq)
 
 	smmuv3_cmd_sync(cmd);
 	spin_lock_irqsave(&cmdq->lock, flags);
-	if (cmdq->recover)
-		cmdq_put_recovery(cmdq, &flags, &b);
-	ret = cmdq_put(cmdq, cmd, &flags, &b, &pos);
+	if (cmdq->recover || recover)
+		cmdq_put_recovery(cmdq, &flags, b);
+	ret = cmdq_put(cmdq, cmd, &flags, b, &pos);
 	rec_pos = cmdq->recover_pos;
 	rec_nlost = cmdq->recover_nlost;
 	cmdq_publish(cmdq);
@@ -328,7 +332,7 @@ int smmuv3_cmdq_sync(struct smmuv3_cmdq *cmdq)
 	if (ret)
 		return ret;
 
-	ret = cmdq_wait_cons(cmdq, pos + 1, &b);
+	ret = cmdq_wait_cons(cmdq, pos + 1, b);
 	if (ret) {
 		dev_err_ratelimited(cmdq->dev,
 				    "CMD_SYNC timeout: at %#x, CMDQ_CONS %#x\n",
@@ -340,6 +344,34 @@ int smmuv3_cmdq_sync(struct smmuv3_cmdq *cmdq)
 	lost = cmdq_lost_before(cmdq, rec_pos, rec_nlost, pos);
 	spin_unlock_irqrestore(&cmdq->lock, flags);
 	return lost ? -EIO : 0;
+}
+
+/**
+ * smmuv3_cmdq_sync() - complete every command written so far, on any CPU
+ * @cmdq: the queue
+ *
+ * Publishes everything written, with a CMD_SYNC after it, and waits for
+ * CMDQ_CONS to pass that CMD_SYNC, with the queue lock dropped.  If a
+ * command before it was lost (dropped or refused), the caller's TLBI may
+ * be the one missing: the caller frees pages or tables on our return, so
+ * everything is invalidated (CFGI_ALL, TLBI_NSNH_ALL) and synced once more,
+ * within the same bound, before we answer.
+ *
+ * Return: 0; -ETIMEDOUT if the SMMU did not get there within the bound;
+ * -EIO if a command was lost again before the second CMD_SYNC.
+ */
+int smmuv3_cmdq_sync(struct smmuv3_cmdq *cmdq)
+{
+	struct smmuv3_cmdq_budget b = {};
+	int ret;
+
+	ret = cmdq_sync_once(cmdq, false, &b);
+	if (ret != -EIO)
+		return ret;
+	dev_warn_ratelimited(cmdq->dev,
+			     "%llu commands lost so far: invalidating everything before syncing again\n",
+			     cmdq->nlost);
+	return cmdq_sync_once(cmdq, true, &b);
 }
 
 static void smmuv3_cmdq_ops_submit(void *priv, const u64 *cmds,

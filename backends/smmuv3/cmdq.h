@@ -61,6 +61,9 @@ struct smmuv3_cmdq_impl {
  * @dropped: a command found the queue full past the bound and was dropped;
  *	while CMDQ_CONS stays at @drop_cons, further ones are dropped at once
  * @drop_cons: @cons when that happened
+ * @stuck: a wait for CMDQ_CONS timed out; while it stays at @stuck_cons,
+ *	further waits fail at once
+ * @stuck_cons: @cons when that happened
  * @recover: a command was lost (dropped, or refused by the SMMU): the next
  *	sync invalidates everything first
  * @recover_pos: where the last such CFGI_ALL, TLBI_NSNH_ALL pair was put
@@ -81,6 +84,8 @@ struct smmuv3_cmdq {
 	u64 cons;
 	bool dropped;
 	u64 drop_cons;
+	bool stuck;
+	u64 stuck_cons;
 	bool recover;
 	u64 recover_pos;
 	u64 recover_nlost;

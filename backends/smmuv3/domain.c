@@ -172,18 +172,29 @@ err_asid:
  * smmuv3_domain_destroy() - free a domain no stream uses any more
  * @dom: the domain
  *
- * Freeing the page table flushes the whole context through flushpol.
+ * Freeing the page table flushes the whole context through flushpol.  If
+ * that flush's sync failed, the SMMU may still hold entries tagged with the
+ * ASID: it is never handed out again, so no later domain inherits them.
  */
 void smmuv3_domain_destroy(struct smmuv3_domain *dom)
 {
 	struct smmuv3_device *smmu = dom->smmu;
+	u64 failed;
 
 	if (smmu) {
+		failed = fp_context_stat(dom->ctx, FP_STAT_SYNC_TIMEOUTS);
 		free_io_pgtable_ops(dom->ops);
+		failed = fp_context_stat(dom->ctx, FP_STAT_SYNC_TIMEOUTS) -
+			 failed;
 		fp_context_destroy(dom->ctx);
 		dma_free_coherent(smmu->dev, CD_DWORDS * sizeof(u64), dom->cd,
 				  dom->cd_dma);
-		ida_free(&smmu->asids, dom->flush.asid);
+		if (failed)
+			dev_err_ratelimited(smmu->dev,
+					    "ASID %u retired: its final flush did not complete\n",
+					    dom->flush.asid);
+		else
+			ida_free(&smmu->asids, dom->flush.asid);
 	}
 	mutex_destroy(&dom->init_lock);
 	kfree(dom);

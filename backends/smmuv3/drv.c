@@ -176,6 +176,13 @@ static int smmuv3_reset(struct smmuv3_device *smmu,
 			     smmu->base + SMMUV3_CMDQ_BASE);
 	writel_relaxed(0, smmu->base + SMMUV3_CMDQ_PROD);
 	writel_relaxed(0, smmu->base + SMMUV3_CMDQ_CONS);
+	/*
+	 * Global errors firmware or a previous kernel left unacknowledged are
+	 * not ours: a stale CMDQ_ERR would make the first wait replace the
+	 * CFGI_ALL below with a CMD_SYNC.
+	 */
+	writel_relaxed(readl_relaxed(smmu->base + SMMUV3_GERROR),
+		       smmu->base + SMMUV3_GERRORN);
 	ret = smmuv3_write_cr0(smmu, CR0_CMDQEN);
 	if (ret)
 		return ret;

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flushpol_smmuv3_domain: the shipped domain code (backends/smmuv3/domain.c,
+ * compiled in here) in front of the fake SMMU (fp_smmuv3_fake.c).  UML has
+ * no DMA, so a test sets a domain up as smmuv3_domain_finalise() would,
+ * without its context descriptor, which only streams read.
+ */
+#include "../backends/smmuv3/domain.c"
+
+#include <kunit/test.h>
+
+#include "fp_model.h"
+#include "fp_smmuv3_fake.h"
+
+static void fpt_domain_model_destroy(void *model)
+{
+	fpm_smmu_destroy(model);
+}
+
+static struct fpt_v3_fake *fpt_domain_fake(struct kunit *test)
+{
+	struct fpm_smmu *model = kunit_kzalloc(test, sizeof(*model),
+					       GFP_KERNEL);
+	struct fpt_v3_fake *f;
+
+	KUNIT_ASSERT_NOT_NULL(test, model);
+	KUNIT_ASSERT_EQ(test, fpm_smmu_init(model), 0);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, fpt_domain_model_destroy,
+						  model), 0);
+	f = fpt_v3_fake_new(test, model, 8, 64);
+	strscpy(f->smmu.name, "fpt-v3", sizeof(f->smmu.name));
+	f->smmu.oas = 48;
+	f->smmu.coherent = true;
+	ida_init(&f->smmu.asids);
+	return f;
+}
+
+/* smmuv3_domain_finalise() but for the context descriptor. */
+static struct smmuv3_domain *fpt_domain(struct kunit *test,
+					struct smmuv3_device *smmu)
+{
+	struct smmuv3_domain *dom = smmuv3_domain_new();
+	int asid;
+
+	KUNIT_ASSERT_NOT_NULL(test, dom);
+	asid = ida_alloc_range(&smmu->asids, SMMUV3_ASID_MIN, smmu->asid_max,
+			       GFP_KERNEL);
+	KUNIT_ASSERT_GE(test, asid, SMMUV3_ASID_MIN);
+	dom->flush = (struct smmuv3_flush) {
+		.cmdq = &smmuv3_cmdq_ops, .q = smmu, .asid = asid, .tg = 12,
+	};
+	dom->smmu = smmu;
+	KUNIT_ASSERT_EQ(test, smmuv3_domain_init_pgtable(dom, false), 0);
+	return dom;
+}
+
+/*
+ * A domain freed while the SMMU is wedged: the flush of its whole context
+ * did not complete, so the SMMU may still cache entries tagged with its
+ * ASID, and the next domain must not get that ASID.  One freed normally
+ * gives its ASID back.
+ */
+static void asid_of_unflushed_domain_not_reused(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_domain_fake(test);
+	struct smmuv3_device *smmu = &f->smmu;
+	struct smmuv3_domain *dom;
+	int asid;
+
+	smmu->asid_max = 2;
+	dom = fpt_domain(test, smmu);
+	KUNIT_EXPECT_EQ(test, dom->flush.asid, 1);
+	smmuv3_domain_destroy(dom);
+	KUNIT_EXPECT_EQ(test, f->delays, 0);
+	dom = fpt_domain(test, smmu);
+	KUNIT_EXPECT_EQ(test, dom->flush.asid, 1);
+
+	fpt_v3_fake_set(f, 0);
+	smmuv3_domain_destroy(dom);
+	KUNIT_EXPECT_EQ(test, f->delays, f->smmu.cmdq.timeout_us);
+
+	fpt_v3_fake_set(f, 64);
+	asid = ida_alloc_range(&smmu->asids, SMMUV3_ASID_MIN, smmu->asid_max,
+			       GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, asid, 2);
+	if (asid >= 0)
+		ida_free(&smmu->asids, asid);
+	ida_destroy(&smmu->asids);
+}
+
+static struct kunit_case fpt_domain_cases[] = {
+	KUNIT_CASE(asid_of_unflushed_domain_not_reused),
+	{}
+};
+
+static struct kunit_suite fpt_domain_suite = {
+	.name = "flushpol_smmuv3_domain",
+	.test_cases = fpt_domain_cases,
+};
+
+kunit_test_suite(fpt_domain_suite);
