@@ -456,9 +456,12 @@ static void sync_timeout_bounded_and_context_recovers(struct kunit *test)
 	t0 = ktime_get();
 	KUNIT_EXPECT_EQ(test, fp_sync(rig->ctx), -ETIMEDOUT);
 	took_us = ktime_us_delta(ktime_get(), t0);
-	/* It waited out its bound, and not much more. */
-	KUNIT_EXPECT_GE(test, took_us, bound_took_us / 2);
-	KUNIT_EXPECT_LT(test, took_us, 4 * bound_took_us + 100000);
+	/*
+	 * Wall time is reported, not asserted: on a loaded host (or under
+	 * TCG) a preempted busy-wait says nothing about the backend.  The
+	 * status reads below are exact: 10 per back-off step, and the steps
+	 * double until their udelay()s add up to the bound.
+	 */
 	kunit_info(test, "sync gave up after %lld us (udelay(%u) takes %lld us here), %lu status reads\n",
 		   took_us, bound_us, bound_took_us,
 		   fake->n[FPT_V2_STATUS_READS]);
