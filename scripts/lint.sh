@@ -25,7 +25,7 @@ cache=${FLUSHPOL_CACHE:-/var/cache/flushpol}
 tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 checkpatch=$cache/linux-source-6.12/scripts/checkpatch.pl
 # The directories whose C we own; those that do not exist yet are skipped.
-src_dirs=(core policy include backends kunit bench e2e)
+src_dirs=(core policy include backends kunit bench e2e conftest)
 
 # checkpatch --ignore list.  Each entry needs a reason; none is needed yet:
 # with -f and --no-tree, checkpatch skips the checks that only make sense

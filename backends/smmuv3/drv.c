@@ -290,6 +290,10 @@ static int smmuv3_probe(struct platform_device *pdev)
 	struct smmuv3_device *smmu;
 	int id, ret;
 
+	if (!SMMUV3_IOMMU_OPS) {
+		dev_err(dev, "this kernel's IOMMU core predates domain_alloc_paging and static identity domains (Linux 6.8): not driving the SMMU\n");
+		return -ENODEV;
+	}
 	smmu = devm_kzalloc(dev, sizeof(*smmu), GFP_KERNEL);
 	if (!smmu)
 		return -ENOMEM;
@@ -332,7 +336,7 @@ static int smmuv3_probe(struct platform_device *pdev)
 	ret = iommu_device_sysfs_add(&smmu->iommu, dev, NULL, "%s", smmu->name);
 	if (ret)
 		goto err_unlist;
-	ret = iommu_device_register(&smmu->iommu, &smmuv3_iommu_ops, dev);
+	ret = iommu_device_register(&smmu->iommu, SMMUV3_IOMMU_OPS, dev);
 	if (ret)
 		goto err_sysfs;
 
