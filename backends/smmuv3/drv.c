@@ -290,7 +290,7 @@ static int smmuv3_probe(struct platform_device *pdev)
 	struct smmuv3_device *smmu;
 	int id, ret;
 
-	if (!SMMUV3_IOMMU_OPS) {
+	if (!SMMUV3_HAVE_IOMMU_OPS) {
 		dev_err(dev, "this kernel's IOMMU core predates domain_alloc_paging and static identity domains (Linux 6.8): not driving the SMMU\n");
 		return -ENODEV;
 	}

@@ -118,9 +118,11 @@ struct smmuv3_domain {
 extern const struct smmuv3_cmdq_ops smmuv3_cmdq_ops;
 #ifdef FP_HAVE_IOMMU_PAGING_OPS
 extern const struct iommu_ops smmuv3_iommu_ops;
+#define SMMUV3_HAVE_IOMMU_OPS	true
 #define SMMUV3_IOMMU_OPS	(&smmuv3_iommu_ops)
 #else
 /* Kbuild's probe found an IOMMU core too old for iommu.c. */
+#define SMMUV3_HAVE_IOMMU_OPS	false
 #define SMMUV3_IOMMU_OPS	((const struct iommu_ops *)NULL)
 #endif
 
