@@ -12,7 +12,9 @@
  * missing or not synced shows up as the device reading the old page.
  *
  * Driven from the guest through /sys/bus/pci/drivers/flushpol_edu/run:
- *   check SIZE        map X->A, DMA, unmap, map X->B, DMA: must see B
+ *   check SIZE        map X->A as 4K pages, DMA, unmap, map X->B, DMA:
+ *                     must see B (or a fault) at every sample, never A
+ *   blocks SIZE       the same with 2M blocks, 4K pages for the rest
  *   stress N          N rounds of check 2M, for policy switches under load
  *   bench SIZE REPS   time REPS unmaps of SIZE of 4K pages (no DMA)
  *   fault             DMA from an IOVA never mapped: must fault
@@ -46,32 +48,59 @@
 #define EDU_DMA_RUN		BIT(0)
 #define EDU_DMA_TO_RAM		BIT(1)
 #define EDU_BUF			0x40000	/* the device's own buffer */
-/* QEMU 7.2's edu aborts on a transfer of exactly 4 KiB: stay well below. */
+/*
+ * One sample's transfer.  QEMU 7.2's edu aborts on a transfer that ends at
+ * the end of its 4 KiB buffer, so one slot of the buffer stays unused.
+ */
 #define EDU_XFER		64
+#define EDU_SLOTS		(SZ_4K / EDU_XFER - 1)
 
 /* edu masks DMA addresses to 28 bits: everything lives below 256 MiB. */
 #define IOVA_TEST		SZ_64M	/* what is mapped, unmapped, remapped */
 #define IOVA_SENTINEL		SZ_16M	/* a page of 0x5e, never unmapped */
 #define IOVA_READBACK		(SZ_16M + SZ_4K) /* where results land */
+#define EDU_CHECK_MAX		SZ_32M
 
-/* Printed one by one up to this many repetitions (a kernel log line). */
+/* Where a sample is, named as the check's report names it. */
+enum edu_where {
+	EDU_RANGE_LAST,		/* the last page of the range */
+	EDU_TABLE_FIRST,	/* the first page of a 2 MiB table */
+	EDU_TABLE_LAST,		/* the last page of a 2 MiB table */
+	EDU_STRADDLE,		/* a DMA across a page boundary */
+	EDU_WHERE_NR,
+};
+
+static const char *const edu_where_name[EDU_WHERE_NR] = {
+	[EDU_RANGE_LAST]	= "range-last",
+	[EDU_TABLE_FIRST]	= "table-first",
+	[EDU_TABLE_LAST]	= "table-last",
+	[EDU_STRADDLE]		= "straddle",
+};
+
+/* One DMA of EDU_XFER bytes, from IOVA_TEST + @off. */
+struct edu_sample {
+	unsigned long off;
+	enum edu_where where;
+};
 
 struct edu {
 	struct pci_dev *pdev;
 	void __iomem *regs;
 	struct iommu_domain *dom;
 	struct fp_context *ctx;
+	/* A and B: 2 MiB each, physically contiguous and aligned. */
 	struct page *a, *b, *sentinel, *readback;
+	struct edu_sample samples[EDU_SLOTS];
 	struct mutex lock;	/* one command at a time */
 };
 
-static int edu_dma(struct edu *edu, u64 src, u64 dst, bool to_ram)
+static int edu_dma(struct edu *edu, u64 src, u64 dst, u64 cnt, bool to_ram)
 {
 	int i;
 
 	writeq(src, edu->regs + EDU_REG_DMA_SRC);
 	writeq(dst, edu->regs + EDU_REG_DMA_DST);
-	writeq(EDU_XFER, edu->regs + EDU_REG_DMA_CNT);
+	writeq(cnt, edu->regs + EDU_REG_DMA_CNT);
 	writeq(EDU_DMA_RUN | (to_ram ? EDU_DMA_TO_RAM : 0),
 	       edu->regs + EDU_REG_DMA_CMD);
 	/* edu completes a transfer 100 ms of virtual time after the start. */
@@ -84,52 +113,107 @@ static int edu_dma(struct edu *edu, u64 src, u64 dst, bool to_ram)
 }
 
 /*
- * What the device reads at @iova: the first byte of the page it reaches;
- * on a fault not 0xaa or 0xbb (QEMU's edu then reads zeros, or leaves the
- * sentinel in its buffer).
+ * Have the device read each of @n samples into a slot of its buffer, then
+ * write the slots to the readback page: @n + 2 DMAs, each of which costs
+ * edu 100 ms.  Slots start as the sentinel's 0x5e, which a read that
+ * faults leaves (or replaces with zeros).  Returns the slots.
  */
-static int edu_peek(struct edu *edu, unsigned long iova, u8 *seen)
+static const u8 *edu_read(struct edu *edu, const struct edu_sample *s, int n,
+			  int *ret)
 {
 	u8 *rb = page_address(edu->readback);
-	int ret;
+	int i;
 
-	ret = edu_dma(edu, IOVA_SENTINEL, EDU_BUF, false);
-	if (!ret)
-		ret = edu_dma(edu, iova, EDU_BUF, false);
-	memset(rb, 0, EDU_XFER);
-	if (!ret)
-		ret = edu_dma(edu, EDU_BUF, IOVA_READBACK, true);
-	*seen = rb[0];
-	return ret;
+	*ret = edu_dma(edu, IOVA_SENTINEL, EDU_BUF, n * EDU_XFER, false);
+	for (i = 0; i < n && !*ret; i++)
+		*ret = edu_dma(edu, IOVA_TEST + s[i].off,
+			       EDU_BUF + i * EDU_XFER, EDU_XFER, false);
+	memset(rb, 0, n * EDU_XFER);
+	if (!*ret)
+		*ret = edu_dma(edu, EDU_BUF, IOVA_READBACK, n * EDU_XFER, true);
+	return rb;
+}
+
+/* What sample @i saw: its first byte's page and its last byte's page. */
+static bool edu_saw(const u8 *slots, int i, u8 byte)
+{
+	return slots[i * EDU_XFER] == byte ||
+	       slots[(i + 1) * EDU_XFER - 1] == byte;
+}
+
+static bool edu_saw_only(const u8 *slots, int i, u8 byte)
+{
+	return slots[i * EDU_XFER] == byte &&
+	       slots[(i + 1) * EDU_XFER - 1] == byte;
+}
+
+static void edu_sample_add(struct edu_sample *s, int *n, unsigned long off,
+			   enum edu_where where)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (s[i].off == off)
+			return;
+	if (!WARN_ON(*n >= EDU_SLOTS))
+		s[(*n)++] = (struct edu_sample){ .off = off, .where = where };
 }
 
 /*
- * Map @size at @iova as 4K pages, one iommu_map() each, as scattered pages
- * of a scatter-gather list would be (a single call would use 2 MiB blocks,
- * and there would be no tables to free).  Page @i goes to @pa + @i * @step:
- * a step of 0 backs every page with the same page.
+ * Where a check of @size looks, deterministically: where an invalidation
+ * that falls short, starts late or stops at a table's edge leaves a stale
+ * entry.  The last page of the range; the first and last page of every
+ * 2 MiB table (io-pgtable flushes each freed table on its own); and DMAs
+ * across page boundaries: between every two tables, out of the first page
+ * and into the last.  32M gives 49 samples.
  */
-static int edu_map_pages(struct edu *edu, unsigned long iova, phys_addr_t pa,
-			 size_t step, size_t size)
+static int edu_samples(size_t size, struct edu_sample *s)
 {
+	unsigned long t, end;
+	int n = 0;
+
+	edu_sample_add(s, &n, size - SZ_4K, EDU_RANGE_LAST);
+	for (t = 0; t < size; t += SZ_2M) {
+		end = min_t(unsigned long, t + SZ_2M, size);
+		edu_sample_add(s, &n, t, EDU_TABLE_FIRST);
+		edu_sample_add(s, &n, end - SZ_4K, EDU_TABLE_LAST);
+		if (end < size)
+			edu_sample_add(s, &n, end - EDU_XFER / 2, EDU_STRADDLE);
+	}
+	if (size > SZ_4K) {
+		edu_sample_add(s, &n, SZ_4K - EDU_XFER / 2, EDU_STRADDLE);
+		edu_sample_add(s, &n, size - SZ_4K - EDU_XFER / 2,
+			       EDU_STRADDLE);
+	}
+	return n;
+}
+
+/*
+ * Map @size at IOVA_TEST to the 2 MiB at @chunk: as 4K pages, one
+ * iommu_map() each, as scattered pages of a scatter-gather list would be
+ * (a single call would use 2 MiB blocks, and there would be no tables to
+ * free); or, with @blocks, as 2 MiB blocks while a whole one fits, and 4K
+ * pages after.  IOVA_TEST and @chunk are 2 MiB aligned, so io-pgtable
+ * makes block entries of them.
+ */
+static int edu_map_all(struct edu *edu, size_t size, struct page *chunk,
+		       bool blocks)
+{
+	phys_addr_t pa = page_to_phys(chunk);
 	unsigned long off;
+	size_t pgsize;
 	int ret;
 
-	for (off = 0; off < size; off += SZ_4K) {
-		ret = iommu_map(edu->dom, iova + off, pa + off / SZ_4K * step,
-				SZ_4K, IOMMU_READ | IOMMU_WRITE, GFP_KERNEL);
+	for (off = 0; off < size; off += pgsize) {
+		pgsize = blocks && size - off >= SZ_2M ? SZ_2M : SZ_4K;
+		ret = iommu_map(edu->dom, IOVA_TEST + off, pa + off % SZ_2M,
+				pgsize, IOMMU_READ | IOMMU_WRITE, GFP_KERNEL);
 		if (ret) {
-			iommu_unmap(edu->dom, iova, off);
+			iommu_unmap(edu->dom, IOVA_TEST, off);
 			return ret;
 		}
 	}
 	return 0;
-}
-
-/* The device only needs to tell A from B: one page backs them all. */
-static int edu_map_all(struct edu *edu, size_t size, struct page *page)
-{
-	return edu_map_pages(edu, IOVA_TEST, page_to_phys(page), 0, size);
 }
 
 static u64 edu_cmds(struct fp_context *ctx)
@@ -140,73 +224,93 @@ static u64 edu_cmds(struct fp_context *ctx)
 	       fp_context_stat(ctx, FP_STAT_TLBI_ALL);
 }
 
-/* The pages sampled: the first, and one inside the last 2 MiB table. */
-static unsigned long edu_sample(size_t size, int i)
-{
-	return i == 0 ? 0 : size - SZ_4K * (size > SZ_4K ? 3 : 1);
-}
-
-static int edu_check(struct edu *edu, size_t size)
+/*
+ * Map X->A, let the device read every sample (so QEMU's IOTLB holds their
+ * translations), unmap, map X->B, read again: an invalidation missing,
+ * short or not synced shows as a sample reading A.  The check line names
+ * the count; a "stale" line each sample that read A.
+ */
+static int edu_check(struct edu *edu, size_t size, bool blocks)
 {
 	struct fp_context *ctx = edu->ctx;
 	u64 cmds = edu_cmds(ctx), syncs = fp_context_stat(ctx, FP_STAT_SYNCS);
-	int i, ret, stale = 0, faults = 0;
-	u8 seen;
+	struct edu_sample *s = edu->samples;
+	int i, n, ret, stale = 0, faults = 0;
+	const u8 *seen;
 
-	ret = edu_map_all(edu, size, edu->a);
+	n = edu_samples(size, s);
+	ret = edu_map_all(edu, size, edu->a, blocks);
 	if (ret)
 		return ret;
-	for (i = 0; i < 2; i++) {
-		ret = edu_peek(edu, IOVA_TEST + edu_sample(size, i), &seen);
-		if (ret || seen != 0xaa) {
-			pr_err("check %zu: before unmap the device read %#x\n",
-			       size, seen);
-			iommu_unmap(edu->dom, IOVA_TEST, size);
-			return ret ?: -EIO;
+	seen = edu_read(edu, s, n, &ret);
+	for (i = 0; i < n && !ret; i++) {
+		if (!edu_saw_only(seen, i, 0xaa)) {
+			pr_err("check %zu: before unmap the device read %#x %#x at +%#lx\n",
+			       size, seen[i * EDU_XFER],
+			       seen[(i + 1) * EDU_XFER - 1], s[i].off);
+			ret = -EIO;
 		}
+	}
+	if (ret) {
+		iommu_unmap(edu->dom, IOVA_TEST, size);
+		return ret;
 	}
 
 	if (iommu_unmap(edu->dom, IOVA_TEST, size) != size)
 		return -EIO;
-	ret = edu_map_all(edu, size, edu->b);
+	ret = edu_map_all(edu, size, edu->b, blocks);
 	if (ret)
 		return ret;
 
-	for (i = 0; i < 2; i++) {
-		ret = edu_peek(edu, IOVA_TEST + edu_sample(size, i), &seen);
-		if (ret)
-			break;
-		stale += seen == 0xaa;
-		faults += seen != 0xaa && seen != 0xbb;
+	seen = edu_read(edu, s, n, &ret);
+	for (i = 0; i < n && !ret; i++) {
+		if (edu_saw(seen, i, 0xaa)) {
+			pr_info("fp-e2e: stale %s +%#lx\n",
+				edu_where_name[s[i].where], s[i].off);
+			stale++;
+		} else if (!edu_saw_only(seen, i, 0xbb)) {
+			faults++;
+		}
 	}
 	iommu_unmap(edu->dom, IOVA_TEST, size);
 
-	pr_info("fp-e2e: check size=%zu stale=%d faults=%d cmds=%llu syncs=%llu\n",
-		size, stale, faults, edu_cmds(ctx) - cmds,
-		fp_context_stat(ctx, FP_STAT_SYNCS) - syncs);
+	pr_info("fp-e2e: check size=%zu map=%s samples=%d stale=%d faults=%d cmds=%llu syncs=%llu\n",
+		size, blocks ? "2m" : "4k", n, stale, faults,
+		edu_cmds(ctx) - cmds, fp_context_stat(ctx, FP_STAT_SYNCS) - syncs);
 	return ret ?: stale ? -EIO : 0;
 }
 
 /* Nothing is mapped there: the device must get a fault, not memory. */
 static int edu_fault(struct edu *edu)
 {
-	u8 seen;
-	int ret = edu_peek(edu, IOVA_TEST + SZ_64M, &seen);
+	struct edu_sample s = { .off = SZ_64M };
+	const u8 *seen;
+	int ret;
 
-	pr_info("fp-e2e: fault seen=%#x\n", seen);
-	return ret ?: seen == 0xaa || seen == 0xbb ? -EIO : 0;
+	seen = edu_read(edu, &s, 1, &ret);
+	pr_info("fp-e2e: fault seen=%#x\n", seen[0]);
+	return ret ?: edu_saw(seen, 0, 0xaa) || edu_saw(seen, 0, 0xbb) ? -EIO : 0;
 }
 
 /* Map @size of 4K pages, unmap it, and say how long the unmap took. */
 static int edu_map_unmap(struct edu *edu, size_t size, u64 *ns)
 {
+	unsigned long off;
 	u64 t0;
 	int ret;
 
-	/* Identity-mapped: the benchmark never lets the device DMA. */
-	ret = edu_map_pages(edu, IOVA_TEST, IOVA_TEST, SZ_4K, size);
-	if (ret)
-		return ret;
+	/*
+	 * Identity-mapped, as scattered 4K pages: the benchmark never lets
+	 * the device DMA.
+	 */
+	for (off = 0; off < size; off += SZ_4K) {
+		ret = iommu_map(edu->dom, IOVA_TEST + off, IOVA_TEST + off,
+				SZ_4K, IOMMU_READ | IOMMU_WRITE, GFP_KERNEL);
+		if (ret) {
+			iommu_unmap(edu->dom, IOVA_TEST, off);
+			return ret;
+		}
+	}
 	t0 = ktime_get_ns();
 	if (iommu_unmap(edu->dom, IOVA_TEST, size) != size)
 		return -EIO;
@@ -301,12 +405,13 @@ static ssize_t run_store(struct device_driver *drv, const char *buf,
 		return -EINVAL;
 
 	mutex_lock(&edu->lock);
-	if (!strcmp(cmd, "check") && a && a <= SZ_32M && IS_ALIGNED(a, SZ_4K)) {
-		ret = edu_check(edu, a);
+	if ((!strcmp(cmd, "check") || !strcmp(cmd, "blocks")) && a &&
+	    a <= EDU_CHECK_MAX && IS_ALIGNED(a, SZ_4K)) {
+		ret = edu_check(edu, a, !strcmp(cmd, "blocks"));
 	} else if (!strcmp(cmd, "stress")) {
 		ret = 0;
 		while (a-- && !ret)
-			ret = edu_check(edu, SZ_2M);
+			ret = edu_check(edu, SZ_2M, false);
 	} else if (!strcmp(cmd, "bench") && n == 3 && a && a <= SZ_32M &&
 		   IS_ALIGNED(a, SZ_4K)) {
 		ret = edu_bench(edu, a, b);
@@ -342,13 +447,26 @@ static struct attribute *edu_drv_attrs[] = {
 };
 ATTRIBUTE_GROUPS(edu_drv);
 
-static struct page *edu_page(u8 fill)
+/* 2^@order pages of @fill, physically contiguous and aligned. */
+static struct page *edu_pages(u8 fill, unsigned int order)
 {
-	struct page *p = alloc_page(GFP_KERNEL);
+	struct page *p = alloc_pages(GFP_KERNEL, order);
 
 	if (p)
-		memset(page_address(p), fill, PAGE_SIZE);
+		memset(page_address(p), fill, PAGE_SIZE << order);
 	return p;
+}
+
+static void edu_free_pages(struct edu *edu)
+{
+	if (edu->a)
+		__free_pages(edu->a, get_order(SZ_2M));
+	if (edu->b)
+		__free_pages(edu->b, get_order(SZ_2M));
+	if (edu->sentinel)
+		__free_page(edu->sentinel);
+	if (edu->readback)
+		__free_page(edu->readback);
 }
 
 static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -370,10 +488,10 @@ static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	pci_set_master(pdev);
 
-	edu->a = edu_page(0xaa);
-	edu->b = edu_page(0xbb);
-	edu->sentinel = edu_page(0x5e);
-	edu->readback = edu_page(0);
+	edu->a = edu_pages(0xaa, get_order(SZ_2M));
+	edu->b = edu_pages(0xbb, get_order(SZ_2M));
+	edu->sentinel = edu_pages(0x5e, 0);
+	edu->readback = edu_pages(0, 0);
 	if (!edu->a || !edu->b || !edu->sentinel || !edu->readback) {
 		ret = -ENOMEM;
 		goto err_pages;
@@ -414,10 +532,7 @@ err_detach:
 err_free:
 	iommu_domain_free(edu->dom);
 err_pages:
-	__free_page(edu->a);
-	__free_page(edu->b);
-	__free_page(edu->sentinel);
-	__free_page(edu->readback);
+	edu_free_pages(edu);
 	return ret;
 }
 
@@ -428,10 +543,7 @@ static void edu_remove(struct pci_dev *pdev)
 	the_edu = NULL;
 	iommu_detach_device(edu->dom, &pdev->dev);
 	iommu_domain_free(edu->dom);
-	__free_page(edu->a);
-	__free_page(edu->b);
-	__free_page(edu->sentinel);
-	__free_page(edu->readback);
+	edu_free_pages(edu);
 }
 
 /*
@@ -460,6 +572,43 @@ static struct fp_policy e2e_nosync = {
 	.flush_gather	= e2e_nosync_gather,
 };
 
+/*
+ * A mutant: va with each range's end off by one granule, as when the
+ * gather's inclusive end is taken for an exclusive one and rounded down.
+ * It invalidates [start, end - granule): a freed table's last page, the
+ * last of several gathered pages or blocks stay cached.  A range of one
+ * granule is still invalidated whole, so 4K unmaps are right.
+ */
+static size_t e2e_lastpage_size(size_t size, size_t granule)
+{
+	return round_down(size - 1, granule) ?: granule;
+}
+
+static void e2e_lastpage_walk(struct fp_context *ctx, unsigned long iova,
+			      size_t size, size_t granule)
+{
+	fp_inv_va(ctx, iova, e2e_lastpage_size(size, granule), granule, false);
+	fp_sync(ctx);
+}
+
+static void e2e_lastpage_gather(struct fp_context *ctx,
+				const struct iommu_iotlb_gather *gather)
+{
+	if (fp_gather_pages(gather))
+		fp_inv_va(ctx, gather->start,
+			  e2e_lastpage_size(gather->end - gather->start + 1,
+					    gather->pgsize),
+			  gather->pgsize, true);
+	fp_sync(ctx);
+}
+
+static struct fp_policy e2e_lastpage = {
+	.name		= "e2e_lastpage",
+	.owner		= THIS_MODULE,
+	.flush_walk	= e2e_lastpage_walk,
+	.flush_gather	= e2e_lastpage_gather,
+};
+
 static const struct pci_device_id edu_ids[] = {
 	{ PCI_DEVICE(0x1234, 0x11e8) },
 	{ }
@@ -482,15 +631,25 @@ static int __init edu_init(void)
 
 	if (ret)
 		return ret;
+	ret = fp_policy_register(&e2e_lastpage);
+	if (ret)
+		goto err_nosync;
 	ret = pci_register_driver(&edu_driver);
 	if (ret)
-		fp_policy_unregister(&e2e_nosync);
+		goto err_lastpage;
+	return 0;
+
+err_lastpage:
+	fp_policy_unregister(&e2e_lastpage);
+err_nosync:
+	fp_policy_unregister(&e2e_nosync);
 	return ret;
 }
 
 static void __exit edu_exit(void)
 {
 	pci_unregister_driver(&edu_driver);
+	fp_policy_unregister(&e2e_lastpage);
 	fp_policy_unregister(&e2e_nosync);
 }
 

@@ -6,7 +6,8 @@ Each check in e2e/guest-check.sh is preceded by a mark: a CMD_TLBI_NH_ASID
 for ASID 0xf000 + N, which no domain uses, with its CMD_SYNC.  Between mark
 N and the next one, QEMU's count of CMD_TLBI_* (less the mark) must equal
 the check's "cmds", and its CMD_SYNCs (less the mark's) the check's
-"syncs".
+"syncs", and no sample may be stale.  A check marked "(must fail)", of a
+broken policy, must instead have a stale sample.
 
     e2e-verify.py CONSOLE TRACE
 """
@@ -15,19 +16,28 @@ import sys
 
 
 def checks(console):
-    """mark -> (policy, ril, size, stale, cmds, syncs) from the console."""
-    out, mark, info = {}, None, None
+    """mark -> (policy, ril, size, map, samples, stale, cmds, syncs, where,
+    must_fail) from the console."""
+    out, mark, info, where = {}, None, None, set()
     for line in open(console, errors="replace"):
-        m = re.search(r"e2e: mark=(\d+) ril=(\d) policy=(\S+) size=(\d+)", line)
+        m = re.search(r"e2e: mark=(\d+) ril=(\d) policy=(\S+) size=(\d+) "
+                      r"map=(\S+)( \(must fail\))?", line)
         if m:
             mark = int(m.group(1))
             info = (m.group(3), int(m.group(2)), int(m.group(4)))
+            must_fail, where = bool(m.group(6)), set()
             continue
-        m = re.search(r"fp-e2e: check size=(\d+) stale=(\d+) faults=(\d+) "
-                      r"cmds=(\d+) syncs=(\d+)", line)
+        m = re.search(r"fp-e2e: stale (\S+) ", line)
         if m and mark is not None:
-            out[mark] = info + (int(m.group(2)), int(m.group(4)),
-                                int(m.group(5)))
+            where.add(m.group(1))
+            continue
+        m = re.search(r"fp-e2e: check size=(\d+) map=(\S+) samples=(\d+) "
+                      r"stale=(\d+) faults=(\d+) cmds=(\d+) syncs=(\d+)",
+                      line)
+        if m and mark is not None:
+            out[mark] = info + (m.group(2), int(m.group(3)), int(m.group(4)),
+                                int(m.group(6)), int(m.group(7)),
+                                " ".join(sorted(where)), must_fail)
             mark = None
     return out
 
@@ -51,22 +61,31 @@ def main(console, trace):
     if not got:
         sys.exit("e2e-verify: no checks on the console")
     bad = 0
-    print("| ril | policy | size | stale | flushpol cmds / syncs | QEMU TLBIs / syncs |")
-    print("|---|---|---|---|---|---|")
-    for mark, (pol, ril, size, stale, cmds, syncs) in sorted(got.items()):
+    print("| ril | policy | size | map | samples | stale (where) | "
+          "flushpol cmds / syncs | QEMU TLBIs / syncs |")
+    print("|---|---|---|---|---|---|---|---|")
+    for mark, (pol, ril, size, how, n, stale, cmds, syncs, where,
+               must_fail) in sorted(got.items()):
         seg = segs.get(mark & 0xfff)
         if seg is None:
             print(f"e2e-verify: mark {mark} not in the trace")
             bad += 1
             continue
-        tlbi = sum(n for op, n in seg.items() if op.startswith("CMD_TLBI_")) - 1
+        tlbi = sum(c for op, c in seg.items() if op.startswith("CMD_TLBI_")) - 1
         qsync = seg.get("CMD_SYNC", 0) - 1
-        print(f"| {ril} | {pol} | {size} | {stale} | {cmds} / {syncs} | "
+        print(f"| {ril} | {pol} | {size} | {how} | {n} | {stale}"
+              f"{f' ({where})' if where else ''} | {cmds} / {syncs} | "
               f"{tlbi} / {qsync} |")
-        if pol.startswith("e2e_"):
-            continue        # broken on purpose: it never publishes
+        if must_fail:
+            # Broken on purpose (e2e_nosync never publishes): only
+            # whether the samples caught it counts.
+            if not stale:
+                print(f"e2e-verify: mark {mark}: {pol} {how} {size} "
+                      f"was not caught")
+                bad += 1
+            continue
         if (tlbi, qsync) != (cmds, syncs) or stale:
-            print(f"e2e-verify: mark {mark}: {pol} {size}: statistics "
+            print(f"e2e-verify: mark {mark}: {pol} {how} {size}: statistics "
                   f"{cmds}/{syncs}, QEMU {tlbi}/{qsync}, stale {stale}")
             bad += 1
     print(f"e2e-verify: {len(got)} checks, {bad} mismatches")
