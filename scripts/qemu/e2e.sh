@@ -26,7 +26,11 @@ eval "$("$here/prepare.sh")"
 trace=$out/run/guest-check/smmuv3.trace
 mkdir -p "$(dirname "$trace")"
 # run-guest.sh empties run/NAME: trace to the side, then move it in.
-QEMU_EXTRA="-trace smmuv3_cmdq_opcode -trace smmuv3_cmdq_tlbi_nh_asid -D $out/smmuv3.trace" \
+# edu ends every DMA 100 ms of virtual time after it starts, and the check
+# makes about 1700: with -icount sleep=off virtual time jumps to the next
+# timer whenever the guest idles, so waiting for them costs no host time
+# (196 s of host time for this boot without it, 84 s with it).
+QEMU_EXTRA="-icount shift=0,sleep=off -trace smmuv3_cmdq_opcode -trace smmuv3_cmdq_tlbi_nh_asid -D $out/smmuv3.trace" \
 	"$here/run-guest.sh" "$FP_TOP/e2e/guest-check.sh" 1200
 mv "$out/smmuv3.trace" "$trace"
 
