@@ -15,6 +15,8 @@
  *   check SIZE        map X->A as 4K pages, DMA, unmap, map X->B, DMA:
  *                     must see B (or a fault) at every sample, never A
  *   blocks SIZE       the same with 2M blocks, 4K pages for the rest
+ *   split SIZE        map a 2M block to A, DMA, unmap its last SIZE (the
+ *                     block is split), map that to B as 4K pages, DMA
  *   stress N          N rounds of check 2M, for policy switches under load
  *   bench SIZE REPS   time REPS unmaps of SIZE of 4K pages (no DMA)
  *   fault             DMA from an IOVA never mapped: must fault
@@ -64,7 +66,7 @@
 /* Where a sample is, named as the check's report names it. */
 enum edu_where {
 	EDU_RANGE_LAST,		/* the last page of the range */
-	EDU_TABLE_FIRST,	/* the first page of a 2 MiB table */
+	EDU_TABLE_FIRST,	/* the first page of a 2 MiB table, or the range */
 	EDU_TABLE_LAST,		/* the last page of a 2 MiB table */
 	EDU_STRADDLE,		/* a DMA across a page boundary */
 	EDU_WHERE_NR,
@@ -75,6 +77,19 @@ static const char *const edu_where_name[EDU_WHERE_NR] = {
 	[EDU_TABLE_FIRST]	= "table-first",
 	[EDU_TABLE_LAST]	= "table-last",
 	[EDU_STRADDLE]		= "straddle",
+};
+
+/* How a check maps the range. */
+enum edu_how {
+	EDU_PAGES,	/* 4K pages */
+	EDU_BLOCKS,	/* 2M blocks while a whole one fits, then 4K pages */
+	EDU_SPLIT,	/* the end of a 2M block, unmapped: split */
+};
+
+static const char *const edu_how_name[] = {
+	[EDU_PAGES]	= "4k",
+	[EDU_BLOCKS]	= "2m",
+	[EDU_SPLIT]	= "split",
 };
 
 /* One DMA of EDU_XFER bytes, from IOVA_TEST + @off. */
@@ -189,27 +204,28 @@ static int edu_samples(size_t size, struct edu_sample *s)
 }
 
 /*
- * Map @size at IOVA_TEST to the 2 MiB at @chunk: as 4K pages, one
- * iommu_map() each, as scattered pages of a scatter-gather list would be
- * (a single call would use 2 MiB blocks, and there would be no tables to
- * free); or, with @blocks, as 2 MiB blocks while a whole one fits, and 4K
- * pages after.  IOVA_TEST and @chunk are 2 MiB aligned, so io-pgtable
- * makes block entries of them.
+ * Map [@start, @start + @size) of IOVA_TEST to the 2 MiB at @chunk: as 4K
+ * pages, one iommu_map() each, as scattered pages of a scatter-gather list
+ * would be (a single call would use 2 MiB blocks, and there would be no
+ * tables to free); or, with @blocks, as 2 MiB blocks while a whole one
+ * fits, and 4K pages after.  IOVA_TEST and @chunk are 2 MiB aligned, so
+ * io-pgtable makes block entries of them.
  */
-static int edu_map_all(struct edu *edu, size_t size, struct page *chunk,
-		       bool blocks)
+static int edu_map_all(struct edu *edu, unsigned long start, size_t size,
+		       struct page *chunk, bool blocks)
 {
 	phys_addr_t pa = page_to_phys(chunk);
 	unsigned long off;
 	size_t pgsize;
 	int ret;
 
-	for (off = 0; off < size; off += pgsize) {
-		pgsize = blocks && size - off >= SZ_2M ? SZ_2M : SZ_4K;
+	for (off = start; off < start + size; off += pgsize) {
+		pgsize = blocks && IS_ALIGNED(off, SZ_2M) &&
+			 start + size - off >= SZ_2M ? SZ_2M : SZ_4K;
 		ret = iommu_map(edu->dom, IOVA_TEST + off, pa + off % SZ_2M,
 				pgsize, IOMMU_READ | IOMMU_WRITE, GFP_KERNEL);
 		if (ret) {
-			iommu_unmap(edu->dom, IOVA_TEST, off);
+			iommu_unmap(edu->dom, IOVA_TEST + start, off - start);
 			return ret;
 		}
 	}
@@ -227,21 +243,28 @@ static u64 edu_cmds(struct fp_context *ctx)
 /*
  * Map X->A, let the device read every sample (so QEMU's IOTLB holds their
  * translations), unmap, map X->B, read again: an invalidation missing,
- * short or not synced shows as a sample reading A.  The check line names
- * the count; a "stale" line each sample that read A.
+ * short or not synced shows as a sample reading A.  With EDU_SPLIT, A is
+ * one 2M block and only its last @size is unmapped and remapped: io-pgtable
+ * splits the block, whose cached entry must go all the same.  The check
+ * line names the counts; a "stale" line each sample that read A.
  */
-static int edu_check(struct edu *edu, size_t size, bool blocks)
+static int edu_check(struct edu *edu, size_t size, enum edu_how how)
 {
 	struct fp_context *ctx = edu->ctx;
 	u64 cmds = edu_cmds(ctx), syncs = fp_context_stat(ctx, FP_STAT_SYNCS);
+	unsigned long cut = how == EDU_SPLIT ? SZ_2M - size : 0;
+	size_t whole = how == EDU_SPLIT ? SZ_2M : size, mapped = 0;
 	struct edu_sample *s = edu->samples;
 	int i, n, ret, stale = 0, faults = 0;
 	const u8 *seen;
 
 	n = edu_samples(size, s);
-	ret = edu_map_all(edu, size, edu->a, blocks);
+	for (i = 0; i < n; i++)
+		s[i].off += cut;
+	ret = edu_map_all(edu, 0, whole, edu->a, how != EDU_PAGES);
 	if (ret)
 		return ret;
+	mapped = whole;
 	seen = edu_read(edu, s, n, &ret);
 	for (i = 0; i < n && !ret; i++) {
 		if (!edu_saw_only(seen, i, 0xaa)) {
@@ -251,16 +274,18 @@ static int edu_check(struct edu *edu, size_t size, bool blocks)
 			ret = -EIO;
 		}
 	}
-	if (ret) {
-		iommu_unmap(edu->dom, IOVA_TEST, size);
-		return ret;
-	}
-
-	if (iommu_unmap(edu->dom, IOVA_TEST, size) != size)
-		return -EIO;
-	ret = edu_map_all(edu, size, edu->b, blocks);
 	if (ret)
-		return ret;
+		goto out;
+
+	mapped = cut;
+	if (iommu_unmap(edu->dom, IOVA_TEST + cut, size) != size) {
+		ret = -EIO;
+		goto out;
+	}
+	ret = edu_map_all(edu, cut, size, edu->b, how == EDU_BLOCKS);
+	if (ret)
+		goto out;
+	mapped = whole;
 
 	seen = edu_read(edu, s, n, &ret);
 	for (i = 0; i < n && !ret; i++) {
@@ -272,12 +297,19 @@ static int edu_check(struct edu *edu, size_t size, bool blocks)
 			faults++;
 		}
 	}
-	iommu_unmap(edu->dom, IOVA_TEST, size);
+	iommu_unmap(edu->dom, IOVA_TEST, whole);
 
+	/* The counts take in both unmaps, as QEMU's trace does. */
 	pr_info("fp-e2e: check size=%zu map=%s samples=%d stale=%d faults=%d cmds=%llu syncs=%llu\n",
-		size, blocks ? "2m" : "4k", n, stale, faults,
+		size, edu_how_name[how], n, stale, faults,
 		edu_cmds(ctx) - cmds, fp_context_stat(ctx, FP_STAT_SYNCS) - syncs);
 	return ret ?: stale ? -EIO : 0;
+
+out:
+	/* Never an IOVA that is not mapped: io-pgtable warns. */
+	if (mapped)
+		iommu_unmap(edu->dom, IOVA_TEST, mapped);
+	return ret;
 }
 
 /* Nothing is mapped there: the device must get a fault, not memory. */
@@ -405,13 +437,19 @@ static ssize_t run_store(struct device_driver *drv, const char *buf,
 		return -EINVAL;
 
 	mutex_lock(&edu->lock);
-	if ((!strcmp(cmd, "check") || !strcmp(cmd, "blocks")) && a &&
-	    a <= EDU_CHECK_MAX && IS_ALIGNED(a, SZ_4K)) {
-		ret = edu_check(edu, a, !strcmp(cmd, "blocks"));
+	if (!strcmp(cmd, "check") && a && a <= EDU_CHECK_MAX &&
+	    IS_ALIGNED(a, SZ_4K)) {
+		ret = edu_check(edu, a, EDU_PAGES);
+	} else if (!strcmp(cmd, "blocks") && a && a <= EDU_CHECK_MAX &&
+		   IS_ALIGNED(a, SZ_4K)) {
+		ret = edu_check(edu, a, EDU_BLOCKS);
+	} else if (!strcmp(cmd, "split") && a && a < SZ_2M &&
+		   IS_ALIGNED(a, SZ_4K)) {
+		ret = edu_check(edu, a, EDU_SPLIT);
 	} else if (!strcmp(cmd, "stress")) {
 		ret = 0;
 		while (a-- && !ret)
-			ret = edu_check(edu, SZ_2M, false);
+			ret = edu_check(edu, SZ_2M, EDU_PAGES);
 	} else if (!strcmp(cmd, "bench") && n == 3 && a && a <= SZ_32M &&
 		   IS_ALIGNED(a, SZ_4K)) {
 		ret = edu_bench(edu, a, b);

@@ -5,7 +5,8 @@
 # policy, map X->A, DMA, unmap, map X->B, DMA: the device must see B or
 # fault, never A, at every sample (the last page of the range, the first
 # and last page of every 2 MiB table, DMAs across page boundaries), with
-# 4K pages and with 2M blocks, at sizes from 4K to 32M, odd ones too.
+# 4K pages, with 2M blocks, and with the end of a block unmapped (split),
+# at sizes from 4K to 32M, odd ones too.
 # Then the same with range invalidation forced off, broken policies that
 # must be caught, and policy switches under load.  Each check is preceded
 # by a mark in the SMMU's command stream, so the host can hold our
@@ -49,15 +50,18 @@ unload()
 }
 
 # run POLICY HOW SIZE: one map/DMA/unmap/remap/DMA round, marked; HOW is
-# check (4K pages) or blocks (2M blocks, 4K pages for the rest).  Fails as
-# the write does.
+# check (4K pages), blocks (2M blocks, 4K pages for the rest) or split (the
+# last SIZE of a 2M block).  Fails as the write does.
 run()
 {
 	echo "$1" > "$ctx/policy"
 	mark=$((mark + 1))
 	echo "mark $mark" > $run
-	pages=4k
-	[ "$2" = blocks ] && pages=2m
+	case $2 in
+	check) pages=4k ;;
+	blocks) pages=2m ;;
+	*) pages=$2 ;;
+	esac
 	echo "e2e: mark=$mark ril=$ril policy=$1 size=$3 map=$pages${must_fail:+ (must fail)}"
 	echo "$2 $3" > $run
 }
@@ -88,6 +92,7 @@ caught()
 # 12K+4K, 2M+4K, 6M+4K: sizes no power of two, partial tables.
 sizes="4096 8192 16384 2097152 2101248 33554432"
 bsizes="2097152 6295552"
+ssizes="4096 12288"
 for ril in 1 0; do
 	load $ril
 	policies="va asid threshold"
@@ -98,6 +103,9 @@ for ril in 1 0; do
 		done
 		for size in $bsizes; do
 			check "$p" blocks "$size"
+		done
+		for size in $ssizes; do
+			check "$p" split "$size"
 		done
 	done
 	unload
@@ -111,6 +119,7 @@ dmesg -c > /dev/null
 # every freed table, the last block of a gather), which two samples per
 # check (offset 0 and size - 12K, as this test had) never saw.
 caught e2e_nosync check 2097152 range-last
+caught e2e_nosync split 4096 range-last
 caught e2e_lastpage check 33554432 "table-last range-last straddle"
 caught e2e_lastpage blocks 6295552 "table-first table-last"
 echo "e2e: broken policies caught"

@@ -27,7 +27,7 @@ trace=$out/run/guest-check/smmuv3.trace
 mkdir -p "$(dirname "$trace")"
 # run-guest.sh empties run/NAME: trace to the side, then move it in.
 # edu ends every DMA 100 ms of virtual time after it starts, and the check
-# makes about 1700: with -icount sleep=off virtual time jumps to the next
+# makes about 1800: with -icount sleep=off virtual time jumps to the next
 # timer whenever the guest idles, so waiting for them costs no host time
 # (196 s of host time for this boot without it, 84 s with it).
 QEMU_EXTRA="-icount shift=0,sleep=off -trace smmuv3_cmdq_opcode -trace smmuv3_cmdq_tlbi_nh_asid -D $out/smmuv3.trace" \
