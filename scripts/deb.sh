@@ -33,6 +33,10 @@ dver=$(cd "$FP_TOP" && dpkg-parsechangelog -S Version)
 [ "$dver" = "$ver" ] ||
 	die "debian/changelog says $dver, dkms.conf says $ver: add a changelog entry (dch -v $ver)"
 
+# One build at a time per tree (make check, e2e, a user's make deb).
+mkdir -p "$out"
+exec 7>"$out/.lock"
+flock 7
 rm -rf "$stage" "$out"/flushpol-dkms_*
 mkdir -p "$stage"
 fp_export_tree "$stage/flushpol-$ver"
