@@ -5,7 +5,7 @@
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-.PHONY: all modules clean check demo bench stress stress-arm64
+.PHONY: all modules clean check demo bench stress stress-arm64 deb
 
 all: modules
 
@@ -18,6 +18,11 @@ clean:
 # The README's test command: everything CI runs.
 check:
 	scripts/check.sh
+
+# The Debian package users install: build/deb/flushpol-dkms_<version>_all.deb
+# (debhelper and dh-dkms from debian/, checked with lintian).
+deb:
+	scripts/deb.sh
 
 # The README's main job: DKMS into a real kernel on QEMU's SMMUv3, policies
 # switched through sysfs, the unmap benchmark's table.

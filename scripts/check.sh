@@ -5,7 +5,10 @@
 #   lint        W=1 -Werror, sparse, checkpatch --strict
 #   kunit       the suites in a UML kernel, with the real io-pgtable-arm
 #   readme      the README's count table is what the suites just printed
-#   dkms        dkms add/build/install against Debian's 6.12 and 6.1 headers
+#   dkms        dkms add/build/install against Debian's 6.12 and 6.1 headers,
+#               amd64 and arm64 (cross); kernels it must skip, and why
+#   deb         make deb, lintian, apt install of the .deb for every kernel
+#               with headers here, apt remove leaves nothing
 #   e2e         DKMS into Debian's arm64 kernel on QEMU's SMMUv3, real DMA
 #   fio-verify  fio verify=crc32c on QEMU's NVMe through flushpol, strict
 #               and lazy, policies rewritten under it; e2e_nosync caught
@@ -21,6 +24,7 @@ scripts/lint.sh
 scripts/kunit.sh
 scripts/readme-table.sh --check
 scripts/dkms-check.sh
+scripts/deb-check.sh
 scripts/qemu/e2e.sh
 FP_FIO_PREBUILT=1 scripts/qemu/fio-verify.sh 20
 echo "check: PASS"

@@ -26,6 +26,8 @@ FP_DEB_PACKAGES=(
 	linux-source-6.12	# UML kernel and checkpatch.pl
 	"linux-headers-$FP_KVER_612"
 	linux-headers-amd64
+	debhelper dh-dkms	# make deb: the flushpol-dkms package
+	lintian			# and its packaging lint
 )
 
 # How to install non-interactively: no questions, keep config files, no

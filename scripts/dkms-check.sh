@@ -9,6 +9,15 @@
 # clean.  Installs missing linux-headers packages.  Needs root: it writes
 # /usr/src, /var/lib/dkms and /lib/modules.  Any flushpol of the same
 # version already in DKMS is removed first and not put back.
+#
+# Then the same two releases for arm64 (FP_DKMS_ARM64="KVER..." names
+# others, "" none): scripts/qemu/dkms-install.sh cross-builds the
+# flushpol-dkms package's sources with dkms into a staging root of its
+# own, and dkms status there must say installed, without warnings.
+# Last, kernels flushpol does not support: fake headers (a .config) below
+# 6.1, without CONFIG_IOMMU_API, and arm64 without
+# CONFIG_IOMMU_IO_PGTABLE_LPAE; dkms must skip each (exit 77) and print
+# why.
 
 # shellcheck disable=SC2317 # cleanup and its helpers run from the EXIT trap
 set -euo pipefail
@@ -31,6 +40,11 @@ command -v dkms >/dev/null || fp_apt_install dkms
 
 pkg=flushpol
 ver=$(fp_version) || die "no PACKAGE_VERSION=\"...\" line in dkms.conf"
+# The package's registration is the same flushpol/VER: removing it (below)
+# would break the machine's package.  scripts/deb-check.sh removes its
+# own before it lets go of the lock.
+st=$(dpkg-query -W -f='${db:Status-Abbrev}' flushpol-dkms 2>/dev/null) || st=
+[[ $st != ii* ]] || die "flushpol-dkms is installed: apt remove it first"
 src=/usr/src/$pkg-$ver
 arch=$(uname -m)
 # dkms keeps its tree where framework.conf says (default /var/lib/dkms).
@@ -64,6 +78,8 @@ else
 		die "no Debian 6.1 amd64 headers even after installing linux-headers-amd64"
 	kvers=("$FP_KVER_612" "$k61")
 fi
+# The arm64 releases: Debian builds each ABI for both architectures.
+read -r -a arm64_kvers <<<"${FP_DKMS_ARM64-${FP_KVER_612%-amd64}-arm64 ${k61:+${k61%-amd64}-arm64}}"
 
 remove_ours()
 {
@@ -153,8 +169,7 @@ check_kernel()
 	rc=0
 	dkms build -m "$pkg" -v "$ver" -k "$kver" || rc=$?
 	if [ "$rc" -eq 77 ]; then
-		fail "dkms skipped the kernel: BUILD_EXCLUSIVE_CONFIG=$(sed -n \
-		      's/^BUILD_EXCLUSIVE_CONFIG="\(.*\)"/\1/p' "$FP_TOP/dkms.conf") not met"
+		fail "dkms skipped the kernel (BUILD_EXCLUSIVE_*: the reason is above)"
 	elif [ "$rc" -ne 0 ]; then
 		if [ -f "$dkms_tree/$pkg/$ver/build/make.log" ]; then
 			cat "$dkms_tree/$pkg/$ver/build/make.log" >&2
@@ -208,6 +223,67 @@ for kver in "${kvers[@]}"; do
 		failed=1
 	fi
 done
+
+# arm64: what scripts/qemu/dkms-install.sh does for the QEMU guest, in a
+# staging root per kernel under $work.  The package is built once.
+if [ ${#arm64_kvers[@]} -gt 0 ]; then
+	deb=$("$here/deb.sh") || die "make deb failed"
+fi
+mkdir -p "$work/arm64"
+for kver in "${arm64_kvers[@]}"; do
+	log "=== $kver (arm64, cross) ==="
+	out=$work/arm64/$kver
+	if ! FLUSHPOL_ARM64_KVER=$kver FLUSHPOL_QEMU_OUT=$out FLUSHPOL_DEB=$deb \
+	     "$here/qemu/dkms-install.sh" >"$out.dest" 2>"$out.log"; then
+		tail -n 40 "$out.log" >&2
+		result[$kver]="FAIL: scripts/qemu/dkms-install.sh, log above"
+		failed=1
+		continue
+	fi
+	st=$(dkms status -m "$pkg" --dkmstree "$out/dkms/tree" \
+	     --sourcetree "$out/dkms/src" --installtree "$out/sysroot/lib/modules" 2>&1)
+	log "$kver: dkms status: $st"
+	if [ "$st" != "$pkg/$ver, $kver, aarch64: installed" ]; then
+		result[$kver]="FAIL: dkms status says: $st"
+		failed=1
+		continue
+	fi
+	result[$kver]="PASS ($(find "$(cat "$out.dest")" -name '*.ko*' | wc -l) modules)"
+	kvers+=("$kver")
+done
+
+# Kernels dkms must skip, and say why: fake headers, a .config only.  A
+# private dkms tree; the build stops before it needs any more headers.
+skip_check()
+{
+	local kver=$1 arch=$2 config=$3 want=$4 t=$work/skip/$1 rc=0
+
+	mkdir -p "$t/headers" "$t/tree"
+	echo "$config" >"$t/headers/.config"
+	dkms build -m "$pkg" -v "$ver" -k "$kver" -a "$arch" \
+		--kernelsourcedir "$t/headers" --dkmstree "$t/tree" \
+		--sourcetree "${src%/*}" >"$t/out" 2>"$t/err" || rc=$?
+	cat "$t/err" >&2
+	if [ "$rc" -ne 77 ]; then
+		result[$kver]="FAIL: dkms build exited $rc, not 77 (skipped)"
+		failed=1
+	elif ! grep -qF "flushpol: skipping kernel $kver: $want" "$t/err"; then
+		result[$kver]="FAIL: skipped without saying \"$want\""
+		failed=1
+	else
+		result[$kver]="PASS (skipped: $want)"
+	fi
+	kvers+=("$kver")
+}
+log "=== kernels to skip ==="
+skip_check 5.10.0-99-amd64 x86_64 CONFIG_IOMMU_API=y \
+	"flushpol needs Linux 6.1 or newer"
+skip_check 6.0.0-99-amd64 x86_64 CONFIG_IOMMU_API=y \
+	"flushpol needs Linux 6.1 or newer"
+skip_check 6.1.0-99-amd64 x86_64 CONFIG_IOMMU_IO_PGTABLE=y \
+	"CONFIG_IOMMU_API is not set"
+skip_check 6.1.0-99-arm64 aarch64 CONFIG_IOMMU_API=y \
+	"CONFIG_IOMMU_IO_PGTABLE_LPAE is not set"
 
 for kver in "${kvers[@]}"; do
 	echo "dkms-check: $kver: ${result[$kver]}"

@@ -3,8 +3,10 @@
 #
 # Usage: scripts/qemu/dkms-install.sh
 #
-# dkms add, build and install of a clean export of the tree for Debian's
-# arm64 6.12 kernel, cross-built on this amd64 host, into a staging root:
+# dkms add, build and install of what the flushpol-dkms package ships
+# (scripts/deb.sh builds it from the tree; $FLUSHPOL_DEB names a .deb
+# built already) for Debian's arm64 6.12 kernel, cross-built on this
+# amd64 host, into a staging root:
 #   $FLUSHPOL_QEMU_OUT/sysroot/lib/modules/KVER/   (default build/qemu)
 # with the kernel's modules.builtin/order and a depmod'ed modules.dep, as
 # on an arm64 machine with the kernel and our package installed.
@@ -13,7 +15,10 @@
 # dkms 3.0.10 runs here unmodified, on trees of our own (--dkmstree,
 # --sourcetree, --installtree), so the host's /var/lib/dkms, /usr/src and
 # /lib/modules never see the arm64 kernel, and scripts/dkms-check.sh and
-# this never remove each other's registrations.  How the cross build
+# this never remove each other's registrations.  The package is unpacked
+# (dpkg-deb -x), not installed: its /usr/src/flushpol-VER is the source
+# tree, and add, build, install are the calls its postinst makes (through
+# dkms' common.postinst), with the options below.  How the cross build
 # works through plain dkms:
 #  - dkms passes no ARCH or CROSS_COMPILE to make, and needs none: Debian's
 #    arm64 headers set both ("override", in .kernelvariables), and dkms
@@ -48,7 +53,11 @@ dest=$sysroot/lib/modules/$KVER
 # registration included) starts by deleting them.
 rm -rf "$dk" "$sysroot"
 mkdir -p "$dk/tree" "$dk/bin" "$dest"
-fp_export_tree "$dk/src/$pkg-$ver"
+deb=${FLUSHPOL_DEB:-$("$here/../deb.sh")}
+dpkg-deb -x "$deb" "$dk/deb"
+[ -f "$dk/deb/usr/src/$pkg-$ver/dkms.conf" ] ||
+	die "$deb has no /usr/src/$pkg-$ver/dkms.conf"
+ln -s deb/usr/src "$dk/src"
 ln -s "$(command -v aarch64-linux-gnu-strip)" "$dk/bin/strip"
 # The kernel "installed": what its package puts in /lib/modules/KVER,
 # less its own .ko files, which the guest does not need.
