@@ -74,7 +74,10 @@ fp_apt_install qemu-system-arm gcc-aarch64-linux-gnu dkms kmod cpio \
 
 # The arm64 pieces must be the exact version of those host halves.
 ver=$(dpkg-query -W -f='${Version}' "linux-headers-$abi-common")
-key="$ver $(sha256sum "$0" | cut -c1-12)"
+# Keyed by the layout of what is unpacked (bump it when that changes), not
+# by this script's text: worktrees with other versions of the script share
+# the cache, and a rerun empties the directory under the others' builds.
+key="$ver layout 2"
 if [ "$(cat "$dir/.prepared" 2>/dev/null)" != "$key" ]; then
 	pkgs=("linux-image-$kver-unsigned:arm64=$ver"
 	      "linux-headers-$kver:arm64=$ver" busybox-static:arm64)
