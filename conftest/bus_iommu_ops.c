@@ -7,6 +7,8 @@
 #include <linux/device.h>
 #include <linux/iommu.h>
 
+const struct iommu_ops *fp_probe(const struct bus_type *bus);
+
 const struct iommu_ops *fp_probe(const struct bus_type *bus)
 {
 	return bus->iommu_ops;

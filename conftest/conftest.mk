@@ -3,7 +3,9 @@
 # Included by the Kbuild files.  $(call fp_have,NAME...) compiles each
 # conftest/NAME.c against the target kernel's headers, with its flags in
 # the order Kbuild's own c_flags has them (UML needs it), and gives
-# -DFP_HAVE_NAME (upper case) for each that builds.
+# -DFP_HAVE_NAME (upper case) for each that builds.  The kernel's flags
+# include -Werror here and -Wmissing-prototypes (6.8): a probe's functions
+# are declared before they are defined, so only the API can fail it.
 
 fp_conftest_dir := $(dir $(lastword $(MAKEFILE_LIST)))
 

@@ -5,6 +5,8 @@
  */
 #include <linux/iommu.h>
 
+const struct iommu_ops *fp_probe(const struct iommu_fwspec *fwspec);
+
 const struct iommu_ops *fp_probe(const struct iommu_fwspec *fwspec)
 {
 	return fwspec->ops;

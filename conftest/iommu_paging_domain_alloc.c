@@ -5,6 +5,8 @@
  */
 #include <linux/iommu.h>
 
+struct iommu_domain *fp_probe(struct device *dev);
+
 struct iommu_domain *fp_probe(struct device *dev)
 {
 	return iommu_paging_domain_alloc(dev);
