@@ -5,7 +5,7 @@
 # the order Kbuild's own c_flags has them (UML needs it), and gives
 # -DFP_HAVE_NAME (upper case) for each that builds.  The kernel's flags
 # include -Werror here and -Wmissing-prototypes (6.8): a probe's functions
-# are declared before they are defined, so only the API can fail it.
+# are static and used, or declared first, so only the API can fail it.
 
 fp_conftest_dir := $(dir $(lastword $(MAKEFILE_LIST)))
 
