@@ -41,6 +41,7 @@
 #include <linux/slab.h>
 
 #include "../backends/smmuv3/smmuv3_dev.h"
+#include "compat.h"
 #include "edu_bench.h"
 
 #define EDU_REG_DMA_SRC		0x80

@@ -31,6 +31,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "edu_bench.h"
 
 /* The IOVA flushpol_edu times at; never reached by DMA here. */

@@ -146,7 +146,14 @@ echo "e2e: 12 checks with live policy switches: no stale translation"
 # 2M is two unmaps through the IOMMU core, each one walk flush (512 by-VA
 # commands, a sync) and two gathers: unmap_pages' own, which the walk
 # covered, handed to the policy as it ends (va: upstream's leaf command),
-# then iotlb_sync's (the sync that completes it).
+# then iotlb_sync's (the sync that completes it).  6.1's io-pgtable-arm
+# gathers only leaf entries, not the entry of a table it frees (6.12's
+# gathers every entry it clears): there unmap_pages' gather is empty, and
+# only iotlb_sync's reaches the policy, with nothing to send.
+case $(uname -r) in
+6.1.*) want=" walk=2 gather=2 inv=2 sync=4" ;;
+*) want=" walk=2 gather=4 inv=4 sync=4" ;;
+esac
 t=/sys/kernel/tracing
 mount -t tracefs nodev $t 2>/dev/null || true
 echo va > "$ctx/policy"
@@ -159,7 +166,7 @@ for e in walk gather inv sync; do
 	n="$n $e=$(grep -c "flushpol_$e:" $t/trace || true)"
 done
 echo "e2e: tracepoints:$n"
-[ "$n" = " walk=2 gather=4 inv=4 sync=4" ] || fail "tracepoints:$n"
+[ "$n" = "$want" ] || fail "tracepoints:$n, not$want"
 
 # A DMA to an unmapped IOVA is a reported fault, not a crash.
 echo fault > $run || fail "the device read memory through an unmapped IOVA"

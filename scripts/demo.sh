@@ -1,20 +1,37 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make demo, the README's main job, on a fresh Debian 12 as root: install
-# what it needs, then scripts/qemu/bench.sh (DKMS into Debian's arm64
-# kernel on QEMU's SMMUv3, policies switched through sysfs, the unmap
-# benchmark's table), then scripts/qemu/fio-bench.sh on the same build, a
-# reduced set (one round, 4K random read and 1M sequential read, 2 s
-# each): NVMe with fio through each policy, against the upstream driver
-# strict and lazy, and bypass.  make bench runs the full set.
+# make demo [KVER=6.12|6.1], the README's main job, on a fresh Debian 12 as
+# root: install what it needs, then scripts/qemu/bench.sh (DKMS into
+# Debian's arm64 kernel of that series on QEMU's SMMUv3, policies switched
+# through sysfs, the unmap benchmark's table), then
+# scripts/qemu/fio-bench.sh on the same build, a reduced set (one round,
+# 4K random read and 1M sequential read, 2 s each): NVMe with fio through
+# each policy, against the upstream driver strict and lazy, and bypass.
+# make bench runs the full set.  The README holds the default kernel's
+# tables; another kernel's go to bench/results/*-KVER.md only.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/deps.sh
 . "$top/scripts/deps.sh"
 fp_apt_install dkms kmod cpio git python3
-"$top/scripts/qemu/bench.sh"
-FP_FIO_PREBUILT=1 FP_FIO_RESULT=fio-demo FP_FIO_ROUNDS=1 \
-FP_FIO_JOBS="rr4k sr1m" FP_FIO_TIME=2 FP_FIO_RAMP=1 \
-	exec "$top/scripts/qemu/fio-bench.sh"
+
+export FP_KVER=${FP_KVER:-6.12}
+eval "$("$top/scripts/qemu/prepare.sh")"
+echo "demo: measuring Debian's arm64 $KVER kernel (KVER=$FP_KVER)"
+suffix='' readme=1
+if [ "$FP_KVER" != 6.12 ]; then
+	# Its own build directory too: a later make check or demo of the
+	# default kernel finds its own staging intact.
+	export FLUSHPOL_QEMU_OUT=${FLUSHPOL_QEMU_OUT:-$top/build/qemu-$FP_KVER}
+	suffix=-$FP_KVER readme=0
+fi
+
+FP_QEMU_RESULT=qemu-unmap$suffix FP_QEMU_README=$readme \
+	"$top/scripts/qemu/bench.sh"
+FP_FIO_PREBUILT=1 FP_FIO_RESULT=fio-demo$suffix FP_FIO_README=$readme \
+FP_FIO_ROUNDS=1 FP_FIO_JOBS="rr4k sr1m" FP_FIO_TIME=2 FP_FIO_RAMP=1 \
+	"$top/scripts/qemu/fio-bench.sh"
+echo "demo: measured Debian's arm64 $KVER kernel (KVER=$FP_KVER):" \
+     "bench/results/qemu-unmap$suffix.md, bench/results/fio-demo$suffix.md"

@@ -24,6 +24,7 @@
 #include <linux/platform_device.h>
 #include <linux/property.h>
 
+#include "compat.h"
 #include "smmuv3_dev.h"
 
 #define SMMUV3_CMDQ_SHIFT	12	/* 4096 commands, 64 KiB */
@@ -290,10 +291,6 @@ static int smmuv3_probe(struct platform_device *pdev)
 	struct smmuv3_device *smmu;
 	int id, ret;
 
-	if (!SMMUV3_HAVE_IOMMU_OPS) {
-		dev_err(dev, "this kernel's IOMMU core predates domain_alloc_paging and static identity domains (Linux 6.8): not driving the SMMU\n");
-		return -ENODEV;
-	}
 	smmu = devm_kzalloc(dev, sizeof(*smmu), GFP_KERNEL);
 	if (!smmu)
 		return -ENOMEM;
@@ -336,9 +333,14 @@ static int smmuv3_probe(struct platform_device *pdev)
 	ret = iommu_device_sysfs_add(&smmu->iommu, dev, NULL, "%s", smmu->name);
 	if (ret)
 		goto err_unlist;
-	ret = iommu_device_register(&smmu->iommu, SMMUV3_IOMMU_OPS, dev);
-	if (ret)
+	ret = iommu_device_register(&smmu->iommu, &smmuv3_iommu_ops, dev);
+	if (ret) {
+		/* Up to 6.7 the core takes one IOMMU driver, for all buses. */
+		if (ret == -EBUSY)
+			dev_err(dev, "another IOMMU driver is registered: keep the in-tree arm-smmu-v3 off\n");
 		goto err_sysfs;
+	}
+	smmuv3_hold_bus_ops();
 
 	dev_info(dev, "%s enabled, %s stream table of 2^%u streams\n",
 		 smmu->name, smmu->strtab.two_level ? "two-level" : "linear",

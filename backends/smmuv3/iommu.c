@@ -47,10 +47,16 @@ static int smmuv3_attach_identity(struct iommu_domain *domain,
 	return smmuv3_master_install(dev, ste);
 }
 
-static struct iommu_domain smmuv3_identity_domain = {
+/* Kernels before 6.8 free even the static domains (compat.c). */
+static void smmuv3_static_domain_free(struct iommu_domain *domain)
+{
+}
+
+struct iommu_domain smmuv3_identity_domain = {
 	.type = IOMMU_DOMAIN_IDENTITY,
 	.ops = &(const struct iommu_domain_ops) {
 		.attach_dev = smmuv3_attach_identity,
+		.free = smmuv3_static_domain_free,
 	},
 };
 
@@ -63,14 +69,15 @@ static int smmuv3_attach_blocked(struct iommu_domain *domain,
 	return smmuv3_master_install(dev, ste);
 }
 
-static struct iommu_domain smmuv3_blocked_domain = {
+struct iommu_domain smmuv3_blocked_domain = {
 	.type = IOMMU_DOMAIN_BLOCKED,
 	.ops = &(const struct iommu_domain_ops) {
 		.attach_dev = smmuv3_attach_blocked,
+		.free = smmuv3_static_domain_free,
 	},
 };
 
-static struct iommu_domain *smmuv3_domain_alloc_paging(struct device *dev)
+struct iommu_domain *smmuv3_domain_alloc_paging(struct device *dev)
 {
 	struct smmuv3_domain *dom = smmuv3_domain_new();
 
@@ -180,11 +187,10 @@ static bool smmuv3_capable(struct device *dev, enum iommu_cap cap)
 	case IOMMU_CAP_CACHE_COHERENCY:
 		return master->smmu->coherent;
 	case IOMMU_CAP_NOEXEC:
-	/* Without it, iommu-dma quietly turns DMA-FQ domains strict. */
-	case IOMMU_CAP_DEFERRED_FLUSH:
 		return true;
 	default:
-		return false;
+		/* Without it, iommu-dma quietly turns DMA-FQ domains strict. */
+		return smmuv3_cap_is_deferred_flush(cap);
 	}
 }
 
@@ -219,11 +225,15 @@ static int smmuv3_add_stream(struct smmuv3_master *master, u32 sid)
 static struct iommu_device *smmuv3_probe_device(struct device *dev)
 {
 	struct iommu_fwspec *fwspec = dev_iommu_fwspec_get(dev);
-	struct smmuv3_device *smmu = smmuv3_find_fwnode(fwspec->iommu_fwnode);
+	struct smmuv3_device *smmu;
 	struct smmuv3_master *master;
 	unsigned int i;
 	int ret = 0;
 
+	/* Kernels with per-bus ops ask about every device on the bus. */
+	if (!fwspec || !smmuv3_fwspec_is_for(fwspec, &smmuv3_iommu_ops))
+		return ERR_PTR(-ENODEV);
+	smmu = smmuv3_find_fwnode(fwspec->iommu_fwnode);
 	if (!smmu)
 		return ERR_PTR(-ENODEV);
 	master = kzalloc(sizeof(*master), GFP_KERNEL);
@@ -262,7 +272,7 @@ static struct iommu_group *smmuv3_device_group(struct device *dev)
 }
 
 static int smmuv3_of_xlate(struct device *dev,
-			   const struct of_phandle_args *args)
+			   SMMUV3_OF_ARGS_CONST struct of_phandle_args *args)
 {
 	return iommu_fwspec_add_ids(dev, args->args, 1);
 }
@@ -288,10 +298,8 @@ static void smmuv3_get_resv_regions(struct device *dev,
 }
 
 const struct iommu_ops smmuv3_iommu_ops = {
-	.identity_domain	= &smmuv3_identity_domain,
-	.blocked_domain		= &smmuv3_blocked_domain,
+	SMMUV3_DOMAIN_ALLOC_OPS,
 	.capable		= smmuv3_capable,
-	.domain_alloc_paging	= smmuv3_domain_alloc_paging,
 	.probe_device		= smmuv3_probe_device,
 	.release_device		= smmuv3_release_device,
 	.device_group		= smmuv3_device_group,

@@ -116,15 +116,7 @@ struct smmuv3_domain {
 };
 
 extern const struct smmuv3_cmdq_ops smmuv3_cmdq_ops;
-#ifdef FP_HAVE_IOMMU_PAGING_OPS
 extern const struct iommu_ops smmuv3_iommu_ops;
-#define SMMUV3_HAVE_IOMMU_OPS	true
-#define SMMUV3_IOMMU_OPS	(&smmuv3_iommu_ops)
-#else
-/* Kbuild's probe found an IOMMU core too old for iommu.c. */
-#define SMMUV3_HAVE_IOMMU_OPS	false
-#define SMMUV3_IOMMU_OPS	((const struct iommu_ops *)NULL)
-#endif
 
 int smmuv3_cmdq_issue_sync(struct smmuv3_device *smmu, const u64 *cmds,
 			   unsigned int n);
@@ -148,6 +140,11 @@ int smmuv3_domain_finalise(struct smmuv3_domain *dom,
 			   struct smmuv3_device *smmu, bool lazy);
 void smmuv3_domain_destroy(struct smmuv3_domain *dom);
 void smmuv3_ste_s1(const struct smmuv3_domain *dom, u64 *ste);
+
+/* iommu.c: the domains compat.c hands out on older kernels */
+extern struct iommu_domain smmuv3_identity_domain;
+extern struct iommu_domain smmuv3_blocked_domain;
+struct iommu_domain *smmuv3_domain_alloc_paging(struct device *dev);
 
 /* iommu.c: for the end-to-end test module */
 struct fp_context *smmuv3_iommu_ctx(struct iommu_domain *domain);

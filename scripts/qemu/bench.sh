@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make demo: install flushpol through DKMS into Debian's arm64 6.12 kernel,
-# boot it on QEMU's SMMUv3, switch the edu device's context through every
-# policy via sysfs, time unmaps of 4K..32M of 4 KiB pages, and print the
-# table (also written to bench/results/qemu-unmap.md and into README.md).
+# make demo: install flushpol through DKMS into Debian's arm64 kernel
+# (prepare.sh's, FP_KVER=6.12 or 6.1), boot it on QEMU's SMMUv3, switch
+# the edu device's context through every policy via sysfs, time unmaps of
+# 4K..32M of 4 KiB pages, and print the table (also written to
+# bench/results/NAME.md, NAME FP_QEMU_RESULT or qemu-unmap, and into
+# README.md unless FP_QEMU_README=0).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +21,7 @@ GUEST_APPEND="deferred_probe_timeout=1" \
 	"$here/run-guest.sh" "$FP_TOP/e2e/guest-bench.sh" 3000
 
 mkdir -p "$FP_TOP/bench/results"
-res=$FP_TOP/bench/results/qemu-unmap.md
+res=$FP_TOP/bench/results/${FP_QEMU_RESULT:-qemu-unmap}.md
 {
 	echo "Measured $(date -u +%F) by \`make demo\`: Debian's arm64 $KVER"
 	echo "kernel, qemu-system-aarch64 $(qemu-system-aarch64 --version |
@@ -27,4 +29,4 @@ res=$FP_TOP/bench/results/qemu-unmap.md
 	python3 "$here/bench-table.py" "$out/run/guest-bench/console.log"
 } > "$res"
 cat "$res"
-fp_readme_splice demo "$res"
+[ "${FP_QEMU_README:-1}" = 0 ] || fp_readme_splice demo "$res"

@@ -10,6 +10,8 @@
 # count of the invalidations and syncs between the marks.  Last, an NVMe
 # device's DMA-API traffic through flushpol_smmuv3 (e2e/guest-nvme.sh):
 # strict, lazy (iommu.strict=0) and identity (iommu.passthrough=1).
+# FP_KVER=6.1 runs it all on Debian's arm64 6.1 instead of 6.12
+# (prepare.sh); make check runs both.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

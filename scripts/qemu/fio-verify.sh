@@ -23,6 +23,7 @@
 #   FP_FIO_FLUSHPOL_APPEND  kernel command line of the flushpol boots
 #   FP_FIO_PREBUILT=1  the modules are already staged in FLUSHPOL_QEMU_OUT
 #   FLUSHPOL_QEMU_OUT  the rig's directory (default build/qemu)
+#   FP_KVER          the guest kernel: 6.12 (default) or 6.1 (prepare.sh)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

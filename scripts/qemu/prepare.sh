@@ -5,11 +5,16 @@
 #
 # Gets everything the arm64 QEMU rig needs and prints, as sourceable
 # KEY=value lines (also kept in $dir/env), where it is:
-#   KVER     the arm64 kernel release, Debian's 6.12 of scripts/deps.sh
+#   KVER     the arm64 kernel release: with FP_KVER=6.12 (the default)
+#            Debian's 6.12 of scripts/deps.sh, with FP_KVER=6.1 bookworm's
+#            6.1, the ABI of the host's linux-headers-amd64 (the newest
+#            point release apt knows); FLUSHPOL_ARM64_KVER names any
+#            other release exactly
 #   IMAGE    its Image (Debian's vmlinuz-*-arm64 is a plain Image)
 #   MODDIR   its /lib/modules/KVER as packaged (modules.builtin etc.)
 #   KDIR     its headers, ready for an amd64-hosted cross build
 #   BUSYBOX  a static arm64 busybox, the guest's userland
+# and exports the DEB_* variables Debian's headers read to cross-build.
 #
 # Host packages are installed when missing.  The arm64 packages are only
 # downloaded and unpacked (dpkg -x) under ${FLUSHPOL_CACHE}/arm64/KVER:
@@ -24,8 +29,28 @@ here=$(cd "$(dirname "$0")" && pwd)
 log() { echo "qemu-prepare: $*" >&2; }
 
 # One kernel for both architectures: the amd64 ABI name with -arm64.
-kver=${FLUSHPOL_ARM64_KVER:-${FP_KVER_612%-amd64}-arm64}
-abi=${kver%-arm64}			# e.g. 6.12.117+deb12
+case ${FP_KVER:-6.12} in
+6.12) kver=${FP_KVER_612%-amd64}-arm64 ;;
+6.1)
+	# The 6.1 ABI (6.1.0-N) follows bookworm's point releases: take
+	# the one the host's amd64 headers metapackage points at.
+	fp_apt_install linux-headers-amd64 >&2
+	kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 |
+	       grep -oE 'linux-headers-6\.1\.0-[0-9]+-amd64' | head -n 1)
+	[ -n "$kver" ] || { log "no 6.1 ABI in linux-headers-amd64"; exit 1; }
+	kver=${kver#linux-headers-}
+	kver=${kver%-amd64}-arm64
+	;;
+*) log "FP_KVER=$FP_KVER: 6.1 or 6.12"; exit 1 ;;
+esac
+kver=${FLUSHPOL_ARM64_KVER:-$kver}
+abi=${kver%-arm64}			# e.g. 6.12.117+deb12, 6.1.0-57
+# Bookworm's own 6.1 has one kbuild package per upstream series; the 6.12
+# backport has one per ABI.
+case $abi in
+6.1.0-*) kbuild=linux-kbuild-6.1 ;;
+*) kbuild=linux-kbuild-$abi ;;
+esac
 dir=${FLUSHPOL_CACHE:-/var/cache/flushpol}/arm64/$kver
 
 # Parallel runs share the cache: one of them prepares, the others wait.
@@ -45,11 +70,14 @@ fi
 # /usr/src/linux-headers-$abi-common; its scripts/ are host binaries
 # from linux-kbuild, which also pulls in pahole for BTF).
 fp_apt_install qemu-system-arm gcc-aarch64-linux-gnu dkms kmod cpio \
-	"linux-headers-$abi-common" "linux-kbuild-$abi" >&2
+	"linux-headers-$abi-common" "$kbuild" >&2
 
 # The arm64 pieces must be the exact version of those host halves.
 ver=$(dpkg-query -W -f='${Version}' "linux-headers-$abi-common")
-key="$ver $(sha256sum "$0" | cut -c1-12)"
+# Keyed by the layout of what is unpacked (bump it when that changes), not
+# by this script's text: worktrees with other versions of the script share
+# the cache, and a rerun empties the directory under the others' builds.
+key="$ver layout 2"
 if [ "$(cat "$dir/.prepared" 2>/dev/null)" != "$key" ]; then
 	pkgs=("linux-image-$kver-unsigned:arm64=$ver"
 	      "linux-headers-$kver:arm64=$ver" busybox-static:arm64)
@@ -71,11 +99,11 @@ if [ "$(cat "$dir/.prepared" 2>/dev/null)" != "$key" ]; then
 	done
 	rm -rf "$dir/debs"
 
-	# The headers' scripts and tools link to ../../lib/linux-kbuild-$abi,
+	# The headers' scripts and tools link to ../../lib/$kbuild,
 	# which is not in this prefix: point them at the host's kbuild.
 	k=$dir/headers/usr/src/linux-headers-$kver
 	for l in scripts tools; do
-		ln -sfn "/usr/lib/linux-kbuild-$abi/$l" "$k/$l"
+		ln -sfn "/usr/lib/$kbuild/$l" "$k/$l"
 	done
 
 	{
@@ -84,6 +112,11 @@ if [ "$(cat "$dir/.prepared" 2>/dev/null)" != "$key" ]; then
 		printf 'MODDIR=%q\n' "$dir/image/lib/modules/$kver"
 		printf 'KDIR=%q\n' "$k"
 		printf 'BUSYBOX=%q\n' "$dir/busybox/bin/busybox"
+		# What a Debian cross build says: 6.12's headers set
+		# CROSS_COMPILE regardless, 6.1's only when the build and
+		# host architectures differ.
+		printf 'export DEB_BUILD_ARCH=%q DEB_HOST_ARCH=arm64 DEB_HOST_GNU_TYPE=aarch64-linux-gnu\n' \
+			"$(dpkg --print-architecture)"
 	} >"$dir/env"
 	# shellcheck source=/dev/null
 	. "$dir/env"

@@ -33,6 +33,8 @@
 #                 fio tree of fio-root.sh)
 #   FLUSHPOL_QEMU_OUT  output directory (default build/qemu); the console
 #                 goes to its run/NAME/console.log, NAME the script's.
+#   FP_KVER       the kernel: 6.12 (default) or 6.1, as prepare.sh says;
+#                 the same as dkms-install.sh staged for
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
