@@ -76,7 +76,11 @@ static bool fp_ada_timed(struct fp_estimate *e)
 {
 	if (READ_ONCE(e->samples) < FP_ADA_WARMUP)
 		return true;
-	return !(this_cpu_inc_return(fp_ada_tick) % FP_ADA_EVERY);
+	/*
+	 * raw_: a count lost to preemption only moves which flush is timed,
+	 * and this_cpu_ would disable interrupts around it on some arches.
+	 */
+	return !(raw_cpu_inc_return(fp_ada_tick) % FP_ADA_EVERY);
 }
 
 static void fp_ada_sample(struct fp_context *ctx, unsigned long n, u64 t0)
