@@ -50,29 +50,6 @@ u64 fp_context_clock(struct fp_context *ctx)
 EXPORT_SYMBOL_GPL(fp_context_clock);
 
 /**
- * fp_estimate_footprint() - live entries a context-wide flush may destroy
- * @e: the context's estimate
- *
- * What the context has mapped through fp_map() and not unmapped, in
- * granules, bounded by what its TLB can hold.  Without fp_map() the core cannot know, and
- * assumes the TLB full: the dearer guess for a context-wide flush, so
- * adaptive then leans towards precise invalidation, which never sends
- * more than va.
- *
- * Return: entries.
- */
-unsigned long fp_estimate_footprint(const struct fp_estimate *e)
-{
-	unsigned long tlb = READ_ONCE(e->tlb_entries);
-	long resident = atomic_long_read(&e->resident);
-
-	if (!READ_ONCE(e->maps_seen) || resident < 0)
-		return tlb;
-	return min_t(unsigned long, resident, tlb);
-}
-EXPORT_SYMBOL_GPL(fp_estimate_footprint);
-
-/**
  * fp_estimate_crossover() - the most commands precise invalidation is worth
  * @e: the context's estimate
  *

@@ -16,9 +16,11 @@
 #ifndef _FLUSHPOL_H
 #define _FLUSHPOL_H
 
+#include <linux/atomic.h>
 #include <linux/io-pgtable.h>
 #include <linux/iommu.h>
 #include <linux/list.h>
+#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/types.h>
 
@@ -211,7 +213,6 @@ u64 fp_context_stat(struct fp_context *ctx, enum fp_stat stat);
 void fp_context_reset_stats(struct fp_context *ctx);
 struct fp_estimate *fp_context_estimate(struct fp_context *ctx);
 u64 fp_context_clock(struct fp_context *ctx);
-unsigned long fp_estimate_footprint(const struct fp_estimate *e);
 unsigned long fp_estimate_crossover(const struct fp_estimate *e);
 
 /* Command helpers for policies: each is one decision, counted and traced. */
@@ -240,6 +241,30 @@ fp_gather_pages(const struct iommu_iotlb_gather *gather)
 	if (!gather->pgsize || gather->end < gather->start)
 		return 0;
 	return (gather->end - gather->start + 1) / gather->pgsize;
+}
+
+/**
+ * fp_estimate_footprint() - live entries a context-wide flush may destroy
+ * @e: the context's estimate
+ *
+ * What the context has mapped through fp_map() and not unmapped, in
+ * granules, bounded by what its TLB can hold.  Without fp_map() the core
+ * cannot know, and assumes the TLB full: the dearer guess for a
+ * context-wide flush, so adaptive then leans towards precise invalidation,
+ * which never sends more than va.  Inline: adaptive asks at every
+ * decision.
+ *
+ * Return: entries.
+ */
+static inline unsigned long
+fp_estimate_footprint(const struct fp_estimate *e)
+{
+	unsigned long tlb = READ_ONCE(e->tlb_entries);
+	long resident = atomic_long_read(&e->resident);
+
+	if (!READ_ONCE(e->maps_seen) || resident < 0)
+		return tlb;
+	return min_t(unsigned long, resident, tlb);
 }
 
 #endif /* _FLUSHPOL_H */

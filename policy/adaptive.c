@@ -17,7 +17,8 @@
  * hardware and its load; a sample more than four times the average is
  * taken as four times (a preempted or interrupted flush must not swing
  * it), and a failed sync is not a sample.  After the first 64 samples one
- * flush in 16 per CPU is timed.
+ * flush in 64 per CPU is timed (clock reads are what adaptive adds to
+ * threshold's cost).
  *
  * What it assumes: the walk cost of a miss and the TLB size from the
  * backend (or sysfs), and that every entry mapped through fp_map() and not
@@ -40,18 +41,16 @@
 #include "../include/flushpol.h"
 
 #define FP_ADA_WARMUP		64	/* samples before sampling */
-#define FP_ADA_EVERY		16	/* then one flush in this many */
+#define FP_ADA_EVERY		64	/* then one flush in this many */
 #define FP_ADA_WEIGHT_SHIFT	3	/* moving average: 1/8 per sample */
 #define FP_ADA_CLAMP		4	/* samples above 4x the average: 4x */
 
 static DEFINE_PER_CPU(unsigned int, fp_ada_tick);
 
 /* Range commands: one per 5-bit window of the count, at most (NUM < 32). */
-static unsigned long fp_ada_cmds(struct fp_context *ctx, unsigned long pages)
+static unsigned long fp_ada_cmds(bool range, unsigned long pages)
 {
-	if (!fp_context_has_range(ctx))
-		return pages;
-	return DIV_ROUND_UP(fls_long(pages), 5);
+	return range ? DIV_ROUND_UP(fls_long(pages), 5) : pages;
 }
 
 static bool fp_ada_precise_cheaper(struct fp_estimate *e, unsigned long n)
@@ -83,10 +82,9 @@ static bool fp_ada_timed(struct fp_estimate *e)
 	return !(raw_cpu_inc_return(fp_ada_tick) % FP_ADA_EVERY);
 }
 
-static void fp_ada_sample(struct fp_context *ctx, unsigned long n, u64 t0)
+static void fp_ada_sample(struct fp_estimate *e, unsigned long n, u64 t)
 {
-	struct fp_estimate *e = fp_context_estimate(ctx);
-	u64 t16 = (fp_context_clock(ctx) - t0) << 4;
+	u64 t16 = t << 4;
 	u32 base16 = READ_ONCE(e->base_ns16);
 
 	if (n == 1) {
@@ -100,36 +98,29 @@ static void fp_ada_sample(struct fp_context *ctx, unsigned long n, u64 t0)
 	WRITE_ONCE(e->samples, READ_ONCE(e->samples) + 1);
 }
 
-static void fp_ada_flush(struct fp_context *ctx, unsigned long iova,
-			 size_t size, size_t granule, bool leaf,
-			 unsigned long n, bool precise)
+static void fp_ada_decide(struct fp_context *ctx, unsigned long iova,
+			  size_t size, size_t granule, bool leaf)
 {
-	bool timed = fp_ada_timed(fp_context_estimate(ctx));
+	struct fp_estimate *e = fp_context_estimate(ctx);
+	bool range = fp_context_has_range(ctx);
+	unsigned long n = fp_ada_cmds(range, size / granule);
+	bool timed = fp_ada_timed(e);
 	u64 t0 = timed ? fp_context_clock(ctx) : 0;
 	int ret;
 
-	if (!precise) {
+	if (!fp_ada_precise_cheaper(e, n)) {
 		ret = fp_flush_context(ctx);
 		n = 1;
 	} else {
 		/* The count sent, not the bound fp_ada_cmds() decided on. */
-		if (fp_context_has_range(ctx))
+		if (range)
 			n = fp_inv_range(ctx, iova, size, granule, leaf);
 		else
 			fp_inv_va(ctx, iova, size, granule, leaf);
 		ret = fp_sync(ctx);
 	}
 	if (timed && !ret && n)
-		fp_ada_sample(ctx, n, t0);
-}
-
-static void fp_ada_decide(struct fp_context *ctx, unsigned long iova,
-			  size_t size, size_t granule, bool leaf)
-{
-	unsigned long n = fp_ada_cmds(ctx, size / granule);
-
-	fp_ada_flush(ctx, iova, size, granule, leaf, n,
-		     fp_ada_precise_cheaper(fp_context_estimate(ctx), n));
+		fp_ada_sample(e, n, fp_context_clock(ctx) - t0);
 }
 
 static void fp_ada_flush_walk(struct fp_context *ctx, unsigned long iova,
