@@ -22,7 +22,9 @@ static bool fp_cfg_valid(const struct fp_context_cfg *cfg)
 	return cfg->backend && cfg->instance && ops && ops->inv_va &&
 	       (ops->inv_context || ops->inv_all) && ops->sync &&
 	       cfg->default_threshold &&
-	       cfg->default_threshold <= FP_THRESHOLD_MAX;
+	       cfg->default_threshold <= FP_THRESHOLD_MAX &&
+	       cfg->walk_ns <= FP_WALK_NS_MAX &&
+	       cfg->tlb_entries <= FP_THRESHOLD_MAX;
 }
 
 /* Pick the first policy that exists and that this context can use. */
@@ -80,6 +82,7 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 	ctx->cfg = *cfg;
 	mutex_init(&ctx->lock);
 	ctx->threshold = cfg->default_threshold;
+	fp_estimate_init(&ctx->est, cfg);
 	snprintf(ctx->name, sizeof(ctx->name), "%s-%s%u", cfg->instance,
 		 cfg->stage2 ? "vmid" : "asid", cfg->id);
 

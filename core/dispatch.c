@@ -184,9 +184,11 @@ EXPORT_SYMBOL_GPL(fp_inv_va);
  * @size: length of the range
  * @granule: the leaf size the range is made of
  * @leaf: last-level entries only; otherwise walk caches too
+ *
+ * Return: how many commands the backend issued.
  */
-void fp_inv_range(struct fp_context *ctx, unsigned long iova, size_t size,
-		  size_t granule, bool leaf)
+unsigned int fp_inv_range(struct fp_context *ctx, unsigned long iova,
+			  size_t size, size_t granule, bool leaf)
 {
 	unsigned int n;
 
@@ -194,6 +196,7 @@ void fp_inv_range(struct fp_context *ctx, unsigned long iova, size_t size,
 	fp_stat_add(ctx, FP_STAT_TLBI_RANGE, n);
 	trace_flushpol_inv(ctx->name, leaf ? "range-leaf" : "range", iova,
 			   size, n);
+	return n;
 }
 EXPORT_SYMBOL_GPL(fp_inv_range);
 

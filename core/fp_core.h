@@ -47,6 +47,8 @@ struct fp_context {
 		atomic64_t done;
 		atomic_t sync_errors;
 	} flushes ____cacheline_aligned_in_smp;
+	/* The adaptive policy's inputs (estimate.c): written when it times. */
+	struct fp_estimate est ____cacheline_aligned_in_smp;
 };
 
 static inline void fp_stat_add(struct fp_context *ctx, enum fp_stat s, u64 n)
@@ -129,6 +131,9 @@ static inline void fp_cov_leaf(struct fp_call *c, unsigned long iova,
 	else
 		c->stale = true;
 }
+
+/* estimate.c */
+void fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg);
 
 /* dispatch.c */
 extern const struct iommu_flush_ops fp_flush_ops;

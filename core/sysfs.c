@@ -171,9 +171,118 @@ static const struct attribute_group fp_stats_group = {
 	.attrs = fp_stats_attrs,
 };
 
+/*
+ * adaptive/: the adaptive policy's decision inputs, one value per file;
+ * walk_ns and tlb_entries, which software cannot measure, writable.
+ */
+static struct fp_estimate *to_fp_estimate(struct kobject *kobj)
+{
+	return fp_context_estimate(to_fp_context(kobj));
+}
+
+static ssize_t cmd_ns_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(to_fp_estimate(kobj)->cmd_ns16) >> 4);
+}
+
+static ssize_t sync_ns_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct fp_estimate *e = to_fp_estimate(kobj);
+	u32 base16 = READ_ONCE(e->base_ns16), cmd16 = READ_ONCE(e->cmd_ns16);
+
+	return sysfs_emit(buf, "%u\n", base16 > cmd16 ?
+			  (base16 - cmd16) >> 4 : 0);
+}
+
+static ssize_t footprint_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n",
+			  fp_estimate_footprint(to_fp_estimate(kobj)));
+}
+
+static ssize_t crossover_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n",
+			  fp_estimate_crossover(to_fp_estimate(kobj)));
+}
+
+static ssize_t samples_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", READ_ONCE(to_fp_estimate(kobj)->samples));
+}
+
+static ssize_t walk_ns_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_fp_estimate(kobj)->walk_ns));
+}
+
+static ssize_t walk_ns_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	unsigned long ns;
+	int ret;
+
+	if (!fp_input_clean(buf, count) || kstrtoul(buf, 10, &ns))
+		return -EINVAL;
+	ret = fp_context_set_walk_ns(to_fp_context(kobj), ns);
+	return ret ?: count;
+}
+
+static ssize_t tlb_entries_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(to_fp_estimate(kobj)->tlb_entries));
+}
+
+static ssize_t tlb_entries_store(struct kobject *kobj,
+				 struct kobj_attribute *attr, const char *buf,
+				 size_t count)
+{
+	unsigned long n;
+	int ret;
+
+	if (!fp_input_clean(buf, count) || kstrtoul(buf, 10, &n))
+		return -EINVAL;
+	ret = fp_context_set_tlb_entries(to_fp_context(kobj), n);
+	return ret ?: count;
+}
+
+static struct kobj_attribute fp_cmd_ns_attr = __ATTR_RO(cmd_ns);
+static struct kobj_attribute fp_sync_ns_attr = __ATTR_RO(sync_ns);
+static struct kobj_attribute fp_footprint_attr = __ATTR_RO(footprint);
+static struct kobj_attribute fp_crossover_attr = __ATTR_RO(crossover);
+static struct kobj_attribute fp_samples_attr = __ATTR_RO(samples);
+static struct kobj_attribute fp_walk_ns_attr = __ATTR_RW(walk_ns);
+static struct kobj_attribute fp_tlb_entries_attr = __ATTR_RW(tlb_entries);
+
+static struct attribute *fp_adaptive_attrs[] = {
+	&fp_cmd_ns_attr.attr,
+	&fp_sync_ns_attr.attr,
+	&fp_footprint_attr.attr,
+	&fp_crossover_attr.attr,
+	&fp_samples_attr.attr,
+	&fp_walk_ns_attr.attr,
+	&fp_tlb_entries_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group fp_adaptive_group = {
+	.name = "adaptive",
+	.attrs = fp_adaptive_attrs,
+};
+
 static const struct attribute_group *fp_context_groups[] = {
 	&fp_context_group,
 	&fp_stats_group,
+	&fp_adaptive_group,
 	NULL,
 };
 

@@ -109,10 +109,20 @@ size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
 
 		pgsize = fp_unmap_pgsize(bitmap, iova + unmapped,
 					 size - unmapped, &count);
+		/*
+		 * Out of the footprint before its flushes are decided: these
+		 * entries go whatever the policy does (estimate.c).  Put back
+		 * what turns out not to have been mapped.
+		 */
+		atomic_long_sub(pgsize * count >> __ffs(min_pagesz),
+				&ctx->est.resident);
 		fp_call_enter(&call);
 		n = ops->unmap_pages(ops, iova + unmapped, pgsize, count,
 				     &call.gather);
 		fp_call_leave(&call);
+		if (n < pgsize * count)
+			atomic_long_add((pgsize * count - n) >> __ffs(min_pagesz),
+					&ctx->est.resident);
 		if (!n)
 			break;
 		unmapped += n;

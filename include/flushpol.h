@@ -16,9 +16,11 @@
 #ifndef _FLUSHPOL_H
 #define _FLUSHPOL_H
 
+#include <linux/atomic.h>
 #include <linux/io-pgtable.h>
 #include <linux/iommu.h>
 #include <linux/list.h>
+#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/types.h>
 
@@ -37,6 +39,10 @@ struct fp_context;
  * @inv_all: optional; invalidate every context the TLB holds.
  * @sync: wait for every command issued so far on this context to complete.
  *	Returns 0, or -ETIMEDOUT when the hardware did not answer in time.
+ * @clock: optional; the time, in ns, that the adaptive policy measures
+ *	commands and syncs with.  NULL: ktime_get_ns().  A model backend
+ *	returns the time its model charges, so that the same estimator runs
+ *	in tests as in production.
  *
  * None of the invalidation calls waits: completion is only known after
  * @sync returns 0.  Several CPUs may call these for the same context at
@@ -51,6 +57,7 @@ struct fp_hw_ops {
 	void (*inv_context)(struct fp_context *ctx);
 	void (*inv_all)(struct fp_context *ctx);
 	int (*sync)(struct fp_context *ctx);
+	u64 (*clock)(struct fp_context *ctx);
 };
 
 /**
@@ -66,7 +73,15 @@ struct fp_hw_ops {
  * @default_policy: policy the backend picks for this hardware, used when
  *	the default_policy module parameter is "auto".
  * @default_threshold: initial threshold, in TLB entries.
+ * @walk_ns: what one TLB miss costs the device, in ns (a page walk), for
+ *	the adaptive policy; 0: FP_WALK_NS_DEFAULT.  At most FP_WALK_NS_MAX.
+ * @tlb_entries: how many of the context's entries the TLB can hold live,
+ *	for the adaptive policy; 0: FP_TLB_ENTRIES_DEFAULT.  At most
+ *	FP_THRESHOLD_MAX.
  * @priv: backend data, returned by fp_context_priv().
+ *
+ * Software cannot measure @walk_ns and @tlb_entries; both can be
+ * overridden in sysfs (adaptive/).
  */
 struct fp_context_cfg {
 	const char *backend;
@@ -78,7 +93,47 @@ struct fp_context_cfg {
 	bool lazy;
 	const char *default_policy;
 	unsigned int default_threshold;
+	unsigned int walk_ns;
+	unsigned int tlb_entries;
 	void *priv;
+};
+
+/*
+ * The adaptive policy's defaults, from the seed threads (SM8150, SMMUv2):
+ * 8192 TLBIVAs took 1033 us, so a command about 126 ns; a 4K unmap, one
+ * TLBIVA and its sync, 1.854 us, so a sync about 1728 ns.  A miss: vSVA
+ * lost 3 GB/s of 9 on 10 GB moved to 4.42 M extra TLB misses, about
+ * 126 ns each.  The TLB size is an assumption, to be set per system.
+ */
+#define FP_CMD_NS_DEFAULT	126
+#define FP_SYNC_NS_DEFAULT	1728
+#define FP_WALK_NS_DEFAULT	126
+#define FP_TLB_ENTRIES_DEFAULT	2048
+#define FP_WALK_NS_MAX		1000000
+
+/**
+ * struct fp_estimate - a context's costs, as the adaptive policy sees them
+ * @base_ns16: one command and its sync, in ns << 4; moving average of the
+ *	flushes of one command the policy timed
+ * @cmd_ns16: each further command, in ns << 4; moving average of what
+ *	flushes of several commands took beyond @base_ns16, per command
+ * @walk_ns: one TLB miss, in ns; the backend's, or set in sysfs
+ * @tlb_entries: entries of the context the TLB can hold; likewise
+ * @samples: flushes timed so far
+ * @resident: granules mapped through fp_map() and not unmapped since
+ * @maps_seen: fp_map() was used on the context: @resident means something
+ *
+ * Written without a lock by whoever times a flush: a lost or mixed update
+ * makes an estimate worse for a while, never an invalidation wrong.
+ */
+struct fp_estimate {
+	unsigned int base_ns16;
+	unsigned int cmd_ns16;
+	unsigned int walk_ns;
+	unsigned int tlb_entries;
+	unsigned long samples;
+	atomic_long_t resident;
+	bool maps_seen;
 };
 
 /**
@@ -137,12 +192,17 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 void fp_context_destroy(struct fp_context *ctx);
 int fp_context_set_policy(struct fp_context *ctx, const char *name);
 int fp_context_set_threshold(struct fp_context *ctx, unsigned long pages);
+int fp_context_set_walk_ns(struct fp_context *ctx, unsigned long ns);
+int fp_context_set_tlb_entries(struct fp_context *ctx, unsigned long entries);
 
 void fp_iotlb_sync(struct fp_context *ctx, struct iommu_iotlb_gather *gather);
 void fp_flush_iotlb_all(struct fp_context *ctx);
 size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
 		unsigned long iova, size_t size,
 		struct iommu_iotlb_gather *gather);
+int fp_map(struct fp_context *ctx, struct io_pgtable_ops *ops,
+	   unsigned long iova, phys_addr_t paddr, size_t pgsize,
+	   size_t pgcount, int prot, gfp_t gfp, size_t *mapped);
 
 /* Accessors for backends and policies. */
 void *fp_context_priv(const struct fp_context *ctx);
@@ -151,12 +211,15 @@ bool fp_context_is_lazy(const struct fp_context *ctx);
 unsigned int fp_context_threshold(const struct fp_context *ctx);
 u64 fp_context_stat(struct fp_context *ctx, enum fp_stat stat);
 void fp_context_reset_stats(struct fp_context *ctx);
+struct fp_estimate *fp_context_estimate(struct fp_context *ctx);
+u64 fp_context_clock(struct fp_context *ctx);
+unsigned long fp_estimate_crossover(const struct fp_estimate *e);
 
 /* Command helpers for policies: each is one decision, counted and traced. */
 void fp_inv_va(struct fp_context *ctx, unsigned long iova, size_t size,
 	       size_t granule, bool leaf);
-void fp_inv_range(struct fp_context *ctx, unsigned long iova, size_t size,
-		  size_t granule, bool leaf);
+unsigned int fp_inv_range(struct fp_context *ctx, unsigned long iova,
+			  size_t size, size_t granule, bool leaf);
 void fp_inv_context(struct fp_context *ctx);
 int fp_sync(struct fp_context *ctx);
 int fp_flush_context(struct fp_context *ctx);
@@ -178,6 +241,30 @@ fp_gather_pages(const struct iommu_iotlb_gather *gather)
 	if (!gather->pgsize || gather->end < gather->start)
 		return 0;
 	return (gather->end - gather->start + 1) / gather->pgsize;
+}
+
+/**
+ * fp_estimate_footprint() - live entries a context-wide flush may destroy
+ * @e: the context's estimate
+ *
+ * What the context has mapped through fp_map() and not unmapped, in
+ * granules, bounded by what its TLB can hold.  Without fp_map() the core
+ * cannot know, and assumes the TLB full: the dearer guess for a
+ * context-wide flush, so adaptive then leans towards precise invalidation,
+ * which never sends more than va.  Inline: adaptive asks at every
+ * decision.
+ *
+ * Return: entries.
+ */
+static inline unsigned long
+fp_estimate_footprint(const struct fp_estimate *e)
+{
+	unsigned long tlb = READ_ONCE(e->tlb_entries);
+	long resident = atomic_long_read(&e->resident);
+
+	if (!READ_ONCE(e->maps_seen) || resident < 0)
+		return tlb;
+	return min_t(unsigned long, resident, tlb);
 }
 
 #endif /* _FLUSHPOL_H */

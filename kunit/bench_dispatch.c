@@ -381,7 +381,7 @@ static void kernel_primitive_costs_reported(struct kunit *test)
 }
 
 static const char * const fpb_policies[] = { "va", "range", "asid",
-					     "threshold" };
+					     "threshold", "adaptive" };
 
 static void fpb_policy_desc(const char * const *p, char *desc)
 {

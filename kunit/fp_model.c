@@ -674,6 +674,7 @@ static bool fpm_access_locked(struct fpm_ctx *mc, u64 iova)
 	}
 
 	/* TLB miss: walk, preferring cached table descriptors. */
+	mc->n.misses++;
 	for (lvl = mc->start_level; lvl < FPM_LEVELS; lvl++) {
 		e = xa_load(&mc->walk[lvl], fpm_key(mc, lvl, iova));
 		if (e && xa_to_value(e) != live.table[lvl]) {

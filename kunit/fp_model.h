@@ -104,6 +104,7 @@ struct fpm_counts {
 	unsigned long stale_hits;	/* accesses served by a stale entry */
 	unsigned long collateral;	/* live entries a command dropped */
 	unsigned long freed_refs;	/* walk entries left on a freed table */
+	unsigned long misses;		/* accesses that found no leaf entry */
 };
 
 struct fpm_ctx {

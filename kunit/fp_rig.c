@@ -85,11 +85,27 @@ static int fpt_sync(struct fp_context *ctx)
 	return fpm_sync(to_rig(ctx)->smmu);
 }
 
+/*
+ * The time the model charges: every command and every sync it took, at
+ * &fpt_rig.cmd_ns and &fpt_rig.sync_ns (the seed's SM8150 figures unless
+ * a test sets others).  The adaptive policy times its flushes with it.
+ */
+static u64 fpt_clock(struct fp_context *ctx)
+{
+	struct fpt_rig *rig = to_rig(ctx);
+
+	return (u64)READ_ONCE(rig->smmu->cmds) *
+	       (rig->cmd_ns ?: FP_CMD_NS_DEFAULT) +
+	       (u64)READ_ONCE(rig->smmu->syncs) *
+	       (rig->sync_ns ?: FP_SYNC_NS_DEFAULT);
+}
+
 const struct fp_hw_ops fpt_hw_ops = {
 	.inv_va		= fpt_inv_va,
 	.inv_context	= fpt_inv_context,
 	.inv_all	= fpt_inv_all,
 	.sync		= fpt_sync,
+	.clock		= fpt_clock,
 };
 
 const struct fp_hw_ops fpt_hw_ops_range = {
@@ -98,6 +114,7 @@ const struct fp_hw_ops fpt_hw_ops_range = {
 	.inv_context	= fpt_inv_context,
 	.inv_all	= fpt_inv_all,
 	.sync		= fpt_sync,
+	.clock		= fpt_clock,
 };
 
 /*
@@ -374,11 +391,10 @@ int fpt_map(struct fpt_rig *rig, unsigned long iova, size_t size,
 		size_t mapped = 0;
 		int ret;
 
-		ret = rig->ops->map_pages(rig->ops, iova + done,
-					  iova + done + rig->pa_offset, pgsize,
-					  (size - done) / pgsize,
-					  IOMMU_READ | IOMMU_WRITE, GFP_KERNEL,
-					  &mapped);
+		ret = fp_map(rig->ctx, rig->ops, iova + done,
+			     iova + done + rig->pa_offset, pgsize,
+			     (size - done) / pgsize, IOMMU_READ | IOMMU_WRITE,
+			     GFP_KERNEL, &mapped);
 		if (ret)
 			return ret;
 		if (!mapped)

@@ -81,6 +81,8 @@ struct fpt_rig {
 	struct list_head quarantine;	/* freed tables, see fpt_table_free */
 	spinlock_t quarantine_lock;	/* threads may unmap concurrently */
 	bool has_range;
+	/* What the model's clock charges a command and a sync; 0: seed's. */
+	unsigned int cmd_ns, sync_ns;
 	u64 pa_offset;
 	unsigned long walks, add_pages;
 	/* What fpt_rig_exit() found; checked unless @quiet_exit (mutants). */

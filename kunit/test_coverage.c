@@ -12,7 +12,7 @@
 #define FPT_IOVA	SZ_1G
 
 static const char *const fpt_cov_policies[] = {
-	"va", "range", "asid", "threshold",
+	"va", "range", "asid", "threshold", "adaptive",
 };
 
 static void fpt_cov_desc(const char *const *p, char *desc)

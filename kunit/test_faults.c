@@ -23,7 +23,7 @@
 #define FPT_IOVA	SZ_1G
 
 static const char *const fpt_fault_policies[] = {
-	"va", "range", "asid", "threshold",
+	"va", "range", "asid", "threshold", "adaptive",
 };
 
 static void fpt_fault_desc(const char *const *p, char *desc)

@@ -293,9 +293,9 @@ static void concurrent_writers_leave_consistent_state(struct kunit *test)
 
 	KUNIT_ASSERT_GT(test, fpt_ctx_read(rig, "policy", buf, sizeof(buf)),
 			0);
-	KUNIT_EXPECT_TRUE_MSG(test, !strcmp(buf, "[va] asid threshold\n") ||
-			      !strcmp(buf, "va [asid] threshold\n") ||
-			      !strcmp(buf, "va asid [threshold]\n"),
+	KUNIT_EXPECT_TRUE_MSG(test, !strcmp(buf, "[va] asid threshold adaptive\n") ||
+			      !strcmp(buf, "va [asid] threshold adaptive\n") ||
+			      !strcmp(buf, "va asid [threshold] adaptive\n"),
 			      "policy reads %s", buf);
 	KUNIT_EXPECT_EQ(test, fpt_refcnt(test, "flushpol_threshold"),
 			thr + !!strstr(buf, "[threshold]"));

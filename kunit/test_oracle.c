@@ -203,6 +203,9 @@ static const struct fpt_oracle_case fpt_oracle_cases[] = {
 	{ "asid", false, SZ_2M, false, false },
 	{ "threshold", false, SZ_64K, false, false },
 	{ "threshold", false, SZ_2M, false, false },
+	{ "adaptive", false, SZ_64K, false, false },
+	{ "adaptive", false, SZ_2M, false, false },
+	{ "adaptive", true, SZ_2M, false, false },
 	/* ...and each broken one is caught. */
 	{ "kunit_nosync", false, SZ_64K, true, false },
 	{ "kunit_nosync", false, SZ_2M, true, true },

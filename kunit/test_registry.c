@@ -125,7 +125,7 @@ static void policy_withdrawn_mid_switch_not_installed(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_FALSE(test, fpt_withdraw_armed);
 	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "[va] asid threshold\n");
+	KUNIT_EXPECT_STREQ(test, buf, "[va] asid threshold adaptive\n");
 	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), refs);
 	if (fpt_withdraw_armed)
 		fp_policy_unregister(&fpt_withdrawn);
@@ -188,13 +188,13 @@ static void default_policy_param_picks_new_contexts(struct kunit *test)
 
 	rig = fpt_reg_rig(test, 1);
 	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "va [asid] threshold\n");
+	KUNIT_EXPECT_STREQ(test, buf, "va [asid] threshold adaptive\n");
 
 	/* A name this context cannot use falls back to the backend's pick. */
 	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, "range", 5), 5);
 	rig = fpt_reg_rig(test, 2);
 	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "[va] asid threshold\n");
+	KUNIT_EXPECT_STREQ(test, buf, "[va] asid threshold adaptive\n");
 }
 
 static struct kunit_case fpt_registry_test_cases[] = {

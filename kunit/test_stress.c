@@ -457,7 +457,7 @@ static int fpt_worker_fn(void *data)
 }
 
 static const char *const fpt_policy_names[] = {
-	"va", "asid", "threshold", "range", "nonstrict",
+	"va", "asid", "threshold", "range", "nonstrict", "adaptive",
 };
 
 static const unsigned int fpt_thresholds[] = {

@@ -30,6 +30,11 @@ static const struct fpt_switch_case fpt_switch_cases[] = {
 	/* After the last walk, before the table entries are gathered. */
 	{ "asid", "va", SZ_16M, false, 1 },
 	{ "va", "threshold", SZ_16M, false, 1 },
+	/* adaptive, whichever way it decides, hands over and takes over. */
+	{ "adaptive", "va", SZ_64K, false, 8 },
+	{ "asid", "adaptive", SZ_1M, false, 100 },
+	{ "adaptive", "asid", SZ_32M, true, 8 },
+	{ "va", "adaptive", SZ_16M, false, 1 },
 };
 
 static void fpt_switch_desc(const struct fpt_switch_case *c, char *desc)

@@ -38,7 +38,7 @@ static void root_lists_registered_policies(struct kunit *test)
 
 	KUNIT_ASSERT_GT(test, fpt_read_file("/sys/kernel/flushpol/policies",
 					    buf, sizeof(buf)), 0);
-	KUNIT_EXPECT_STREQ(test, buf, "va range asid nonstrict threshold\n");
+	KUNIT_EXPECT_STREQ(test, buf, "va range asid nonstrict threshold adaptive\n");
 }
 
 static void context_directory_follows_context(struct kunit *test)
@@ -64,12 +64,12 @@ static void policy_lists_usable_with_active_bracketed(struct kunit *test)
 	struct fpt_rig *rig = fpt_sysfs_rig(test);
 
 	/* No range hardware, strict: neither range nor nonstrict offered. */
-	fpt_expect_attr(test, rig, "policy", "[va] asid threshold\n");
+	fpt_expect_attr(test, rig, "policy", "[va] asid threshold adaptive\n");
 	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "threshold\n", 10),
 			10);
-	fpt_expect_attr(test, rig, "policy", "va asid [threshold]\n");
+	fpt_expect_attr(test, rig, "policy", "va asid [threshold] adaptive\n");
 	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "  asid\t\n", 8), 8);
-	fpt_expect_attr(test, rig, "policy", "va [asid] threshold\n");
+	fpt_expect_attr(test, rig, "policy", "va [asid] threshold adaptive\n");
 }
 
 static void threshold_and_reset_accept_good_input(struct kunit *test)
@@ -94,6 +94,52 @@ static void threshold_and_reset_accept_good_input(struct kunit *test)
 	fpt_expect_attr(test, rig, "stats/tlbi_va", "0\n");
 	fpt_expect_attr(test, rig, "stats/syncs", "0\n");
 	fpt_expect_attr(test, rig, "stats/unmaps", "0\n");
+}
+
+/*
+ * adaptive/ shows the decision's inputs, and the overrides move it: with
+ * B's 16 entries mapped, 8 of them counted (tlb_entries) at 252 ns a walk
+ * are worth 1 + 8 * 252 / 126 = 17 commands, so A's 16 pages go by VA;
+ * with 4 counted, 9, so A goes by one context-wide flush.
+ */
+static void adaptive_shows_inputs_and_overrides_move_choice(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_sysfs_rig(test);
+	unsigned long b = FPT_IOVA + SZ_1M;
+
+	KUNIT_ASSERT_EQ(test, fpt_ctx_write(rig, "policy", "adaptive\n", 9), 9);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_64K, SZ_4K), 0);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, b, SZ_64K, SZ_4K), 0);
+	fpt_expect_attr(test, rig, "adaptive/cmd_ns", "126\n");
+	fpt_expect_attr(test, rig, "adaptive/sync_ns", "1728\n");
+	fpt_expect_attr(test, rig, "adaptive/walk_ns", "126\n");
+	fpt_expect_attr(test, rig, "adaptive/tlb_entries", "2048\n");
+	fpt_expect_attr(test, rig, "adaptive/footprint", "32\n");
+	fpt_expect_attr(test, rig, "adaptive/crossover", "33\n");
+	fpt_expect_attr(test, rig, "adaptive/samples", "0\n");
+
+	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "adaptive/walk_ns", "252\n", 4),
+			4);
+	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "adaptive/tlb_entries", "8\n",
+					    2), 2);
+	fpt_expect_attr(test, rig, "adaptive/footprint", "8\n");
+	fpt_expect_attr(test, rig, "adaptive/crossover", "17\n");
+	fpt_unmap(rig, FPT_IOVA, SZ_64K, false);
+	fpt_expect_attr(test, rig, "stats/tlbi_va", "16\n");
+	fpt_expect_attr(test, rig, "stats/tlbi_asid", "0\n");
+	fpt_expect_attr(test, rig, "adaptive/samples", "1\n");
+	/* 16 commands and a sync, by the model's clock: 126 ns each. */
+	fpt_expect_attr(test, rig, "adaptive/cmd_ns", "126\n");
+
+	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "adaptive/tlb_entries", "4\n",
+					    2), 2);
+	fpt_expect_attr(test, rig, "adaptive/crossover", "9\n");
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_64K, SZ_4K), 0);
+	fpt_unmap(rig, FPT_IOVA, SZ_64K, false);
+	fpt_expect_attr(test, rig, "stats/tlbi_va", "16\n");
+	fpt_expect_attr(test, rig, "stats/tlbi_asid", "1\n");
+	fpt_expect_attr(test, rig, "adaptive/sync_ns", "1728\n");
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
 }
 
 /* A policy whose name is as long as names go: FP_NAME_MAX - 1. */
@@ -139,7 +185,7 @@ static void longest_name_written_with_newline(struct kunit *test)
 					    sizeof(line) - 1),
 			sizeof(line) - 1);
 	fpt_expect_attr(test, rig, "policy",
-			"va asid threshold [fifteen_chars_p]\n");
+			"va asid threshold adaptive [fifteen_chars_p]\n");
 	/* One more is one too many, newline or not. */
 	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy",
 					    "fifteen_chars_pq\n", 17), -EINVAL);
@@ -188,6 +234,17 @@ static const struct fpt_bad_write fpt_bad_writes[] = {
 	{ "stats/reset", "yes\n", 0, -EINVAL },
 	{ "stats/reset", "\n", 0, -EINVAL },
 	{ "stats/reset", "-1\n", 0, -EINVAL },
+	{ "adaptive/walk_ns", "0\n", 0, -EINVAL },
+	{ "adaptive/walk_ns", "1000001\n", 0, -EINVAL },
+	{ "adaptive/walk_ns", "12x\n", 0, -EINVAL },
+	{ "adaptive/walk_ns", "5\0junk\n", 7, -EINVAL },
+	{ "adaptive/walk_ns", "-1\n", 0, -EINVAL },
+	{ "adaptive/tlb_entries", "0\n", 0, -EINVAL },
+	{ "adaptive/tlb_entries", "4194305\n", 0, -EINVAL },
+	{ "adaptive/tlb_entries", "\n", 0, -EINVAL },
+	{ "adaptive/tlb_entries", "18446744073709551616\n", 0, -EINVAL },
+	{ "adaptive/cmd_ns", "1\n", 0, -EACCES },
+	{ "adaptive/crossover", "1\n", 0, -EACCES },
 	{ "backend", "smmuv3\n", 0, -EACCES },
 	{ "strict", "0\n", 0, -EACCES },
 	{ "stats/tlbi_va", "0\n", 0, -EACCES },
@@ -211,9 +268,10 @@ static void bad_write_refused_and_nothing_changes(struct kunit *test)
 {
 	const struct fpt_bad_write *c = test->param_value;
 	struct fpt_rig *rig = fpt_sysfs_rig(test);
-	char before[3][256], after[256];
+	char before[5][256], after[256];
 	static const char *const watched[] = {
-		"policy", "threshold", "stats/tlbi_va",
+		"policy", "threshold", "stats/tlbi_va", "adaptive/walk_ns",
+		"adaptive/tlb_entries",
 	};
 	int i;
 
@@ -237,6 +295,7 @@ static struct kunit_case fpt_sysfs_test_cases[] = {
 	KUNIT_CASE(context_directory_follows_context),
 	KUNIT_CASE(policy_lists_usable_with_active_bracketed),
 	KUNIT_CASE(threshold_and_reset_accept_good_input),
+	KUNIT_CASE(adaptive_shows_inputs_and_overrides_move_choice),
 	KUNIT_CASE(longest_name_written_with_newline),
 	KUNIT_CASE_PARAM(bad_write_refused_and_nothing_changes,
 			 fpt_bad_gen_params),

@@ -5,6 +5,8 @@
 # as root.  Installs what it needs, then measures in one run:
 #   1. commands, syncs and collateral evictions per unmap, exact: the KUnit
 #      suites in the test kernel (UML), for every backend, policy and size;
+#      with flushpol_adaptive's whole sweep (bench/results/adaptive.md and
+#      adaptive.png, and the README's adaptive block);
 #   2. the flushpol core's dispatch cost per call, against calling the same
 #      trivial backend directly: KUnit in the test kernel, and in the same
 #      UML kernel without its debug options (scripts/bench-uml.sh);
@@ -73,11 +75,25 @@ fp_apt_install "${FP_DEB_PACKAGES[@]}" gnuplot-nox
 rm -rf "$out"
 mkdir -p "$out/qemu" "$res"
 
-log "1/5 KUnit in the test kernel: command counts and dispatch cost"
-FLUSHPOL_OUT=$out/kunit "$top/scripts/kunit.sh" >"$out/kunit.log" 2>&1 ||
+log "1/5 KUnit in the test kernel: command counts, dispatch cost, adaptive"
+FP_KUNIT_ARGS=flushpol_kunit.adaptive_eval_full=1 FLUSHPOL_OUT=$out/kunit \
+	"$top/scripts/kunit.sh" >"$out/kunit.log" 2>&1 ||
 	kunit_failed "$out/kunit" "$out/kunit.log"
 grep -q 'fp-dispatch:' "$out/kunit/ktap.log" ||
 	die "no fp-dispatch lines in $out/kunit/ktap.log"
+# The adaptive policy against every fixed threshold, on the TLB model:
+# its own table, plot and README block.
+{
+	echo "Measured $(date -u +%F) by \`make bench\` at" \
+	     "$(git -C "$top" describe --always --dirty 2>/dev/null || echo "a tree")," \
+	     "KUnit \`flushpol_adaptive\` on the TLB model (exact counts, priced)."
+	echo
+	python3 "$top/scripts/adaptive-table.py" "$out/kunit/ktap.log" \
+		--plot "$out"
+} >"$res/adaptive.md"
+(cd "$out" && gnuplot -e "png='$res/adaptive.png'" adaptive.gp)
+fp_readme_splice adaptive "$res/adaptive.md"
+log "wrote $res/adaptive.md and $res/adaptive.png"
 
 log "2/5 KUnit in UML without debug options: dispatch cost"
 uml=$("$top/scripts/bench-uml.sh" 2>"$out/bench-uml.log") ||

@@ -11,6 +11,7 @@
 # empty KTAP block of its own at boot: so only what follows our marker is
 # parsed, and the run fails unless /init reports that every module loaded
 # and the parser finds every expected suite, all passing.
+# FP_KUNIT_ARGS adds to the kernel command line (module parameters).
 #
 #   kunit.sh [--arch A]              every suite, 2500 stress cycles
 #                                    (FP_ARM64_STRESS_OPS on arm64), and
@@ -43,7 +44,8 @@ suites=(flushpol_counts flushpol_model flushpol_oracle flushpol_switch
 	flushpol_registry flushpol_sysfs flushpol_lazy flushpol_smmuv3
 	flushpol_smmuv2 flushpol_smmuv2_oracle flushpol_qcom flushpol_coverage
 	flushpol_stress flushpol_lifetime flushpol_faults flushpol_smmuv3_cmdq
-	flushpol_model_ttl flushpol_mutants flushpol_smmuv3_domain)
+	flushpol_model_ttl flushpol_mutants flushpol_smmuv3_domain
+	flushpol_adaptive)
 # Module parameters and KUnit's filter go on the kernel command line, where
 # /init finds them as modprobe would; @lifetime is for /init itself.
 cmdline=()
@@ -62,6 +64,11 @@ if [ "${1:-}" = --stress ]; then
 	init_args=(@lifetime:100)
 	limit=$((6 * 3600))
 fi
+
+# More of the kernel command line, from the caller (make bench:
+# flushpol_kunit.adaptive_eval_full=1).
+read -ra extra_args <<<"${FP_KUNIT_ARGS:-}"
+cmdline+=(${extra_args[@]+"${extra_args[@]}"})
 
 log() { echo "kunit: $*" >&2; }
 
@@ -103,7 +110,7 @@ mkdir -p "$out/root"
 fp_export_tree "$out/src"
 "${kmake[@]}" M="$out/src" W=1 KCFLAGS=-Werror modules
 
-modules=(flushpol flushpol_threshold flushpol_smmuv3 flushpol_smmuv2
+modules=(flushpol flushpol_threshold flushpol_adaptive flushpol_smmuv3 flushpol_smmuv2
 	 flushpol_qcom flushpol_kunit)
 root=$out/root
 mkdir -p "$root"/{lib,proc,sys,dev}

@@ -115,16 +115,17 @@ static int smmuv3_attach_paging(struct iommu_domain *domain,
 	return smmuv3_master_install(dev, ste);
 }
 
+/* Through fp_map(), so that adaptive knows the context's footprint. */
 static int smmuv3_map_pages(struct iommu_domain *domain, unsigned long iova,
 			    phys_addr_t paddr, size_t pgsize, size_t pgcount,
 			    int prot, gfp_t gfp, size_t *mapped)
 {
-	struct io_pgtable_ops *ops = to_smmuv3_domain(domain)->ops;
+	struct smmuv3_domain *dom = to_smmuv3_domain(domain);
 
-	if (!ops)
+	if (!dom->ops)
 		return -ENODEV;
-	return ops->map_pages(ops, iova, paddr, pgsize, pgcount, prot, gfp,
-			      mapped);
+	return fp_map(dom->ctx, dom->ops, iova, paddr, pgsize, pgcount, prot,
+		      gfp, mapped);
 }
 
 /*

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What the adaptive policy knows about a context, kept by the core because
+ * the core is what sees it: the time base its flushes are measured with,
+ * the entries mapped through fp_map() and not yet unmapped (the live
+ * footprint a context-wide flush can destroy), and what software cannot
+ * measure (walk cost, TLB size), from the backend or sysfs.  The policy
+ * itself (policy/adaptive.c) times its flushes and decides.
+ */
+#define pr_fmt(fmt) "flushpol: " fmt
+
+#include <linux/ktime.h>
+#include <linux/math64.h>
+
+#include "fp_core.h"
+
+void fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg)
+{
+	e->base_ns16 = (FP_CMD_NS_DEFAULT + FP_SYNC_NS_DEFAULT) << 4;
+	e->cmd_ns16 = FP_CMD_NS_DEFAULT << 4;
+	e->walk_ns = cfg->walk_ns ?: FP_WALK_NS_DEFAULT;
+	e->tlb_entries = cfg->tlb_entries ?: FP_TLB_ENTRIES_DEFAULT;
+	atomic_long_set(&e->resident, 0);
+}
+
+/**
+ * fp_context_estimate() - the adaptive policy's inputs for a context
+ * @ctx: the context
+ *
+ * Return: its estimate, which lives as long as @ctx.
+ */
+struct fp_estimate *fp_context_estimate(struct fp_context *ctx)
+{
+	return &ctx->est;
+}
+EXPORT_SYMBOL_GPL(fp_context_estimate);
+
+/**
+ * fp_context_clock() - the time base flushes of @ctx are measured with
+ * @ctx: the context
+ *
+ * Return: ns, from the backend's &fp_hw_ops.clock or ktime_get_ns().
+ */
+u64 fp_context_clock(struct fp_context *ctx)
+{
+	const struct fp_hw_ops *ops = ctx->cfg.ops;
+
+	return ops->clock ? ops->clock(ctx) : ktime_get_ns();
+}
+EXPORT_SYMBOL_GPL(fp_context_clock);
+
+/**
+ * fp_estimate_crossover() - the most commands precise invalidation is worth
+ * @e: the context's estimate
+ *
+ * Precise costs n commands and a sync; context-wide one command, a sync
+ * and a walk for each live entry it destroys.  The sync is common to both,
+ * so precise is no dearer while n <= 1 + footprint * walk / command.
+ *
+ * Return: that n, at most FP_THRESHOLD_MAX.
+ */
+unsigned long fp_estimate_crossover(const struct fp_estimate *e)
+{
+	u64 refill16 = (u64)fp_estimate_footprint(e) * READ_ONCE(e->walk_ns)
+		       << 4;
+	u32 cmd16 = max(READ_ONCE(e->cmd_ns16), 1U);
+
+	return min_t(u64, 1 + div_u64(refill16, cmd16), FP_THRESHOLD_MAX);
+}
+EXPORT_SYMBOL_GPL(fp_estimate_crossover);
+
+/**
+ * fp_context_set_walk_ns() - override the backend's walk cost
+ * @ctx: the context
+ * @ns: what one TLB miss costs the device
+ *
+ * Return: 0, or -EINVAL if @ns is 0 or above FP_WALK_NS_MAX.
+ */
+int fp_context_set_walk_ns(struct fp_context *ctx, unsigned long ns)
+{
+	if (!ns || ns > FP_WALK_NS_MAX)
+		return -EINVAL;
+	WRITE_ONCE(ctx->est.walk_ns, ns);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(fp_context_set_walk_ns);
+
+/**
+ * fp_context_set_tlb_entries() - override the backend's TLB size
+ * @ctx: the context
+ * @entries: entries of the context its TLB can hold
+ *
+ * Return: 0, or -EINVAL if @entries is 0 or above FP_THRESHOLD_MAX.
+ */
+int fp_context_set_tlb_entries(struct fp_context *ctx, unsigned long entries)
+{
+	if (!entries || entries > FP_THRESHOLD_MAX)
+		return -EINVAL;
+	WRITE_ONCE(ctx->est.tlb_entries, entries);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(fp_context_set_tlb_entries);
+
+/**
+ * fp_map() - map through io-pgtable, letting flushpol count what is mapped
+ * @ctx: the context, cookie of @ops
+ * @ops: its page table
+ * @iova: as &io_pgtable_ops.map_pages
+ * @paddr: likewise
+ * @pgsize: likewise
+ * @pgcount: likewise
+ * @prot: likewise
+ * @gfp: likewise
+ * @mapped: likewise: bytes mapped are added to it
+ *
+ * The same as calling @ops->map_pages, plus one atomic add per call (never
+ * per page): what is mapped is the footprint adaptive weighs a context-wide
+ * flush with.  It is counted in granules (smallest pages), as fp_unmap()
+ * counts what it unmaps, whatever page sizes either uses: a block counts
+ * as all of its granules, more than the one TLB entry it takes.  A driver
+ * may skip it; adaptive then assumes the TLB full.
+ *
+ * Return: as &io_pgtable_ops.map_pages.
+ */
+int fp_map(struct fp_context *ctx, struct io_pgtable_ops *ops,
+	   unsigned long iova, phys_addr_t paddr, size_t pgsize,
+	   size_t pgcount, int prot, gfp_t gfp, size_t *mapped)
+{
+	unsigned long bitmap;
+	size_t done = 0;
+	int ret;
+
+	ret = ops->map_pages(ops, iova, paddr, pgsize, pgcount, prot, gfp,
+			     &done);
+	if (done) {
+		bitmap = io_pgtable_ops_to_pgtable(ops)->cfg.pgsize_bitmap;
+		atomic_long_add(done >> __ffs(bitmap), &ctx->est.resident);
+		if (!READ_ONCE(ctx->est.maps_seen))
+			WRITE_ONCE(ctx->est.maps_seen, true);
+	}
+	*mapped += done;
+	return ret;
+}
+EXPORT_SYMBOL_GPL(fp_map);

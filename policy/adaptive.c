@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * adaptive: threshold, with N chosen from measured costs instead of set.
+ *
+ * For each walk flush and each gather it compares
+ *   precise:      n commands                + a sync
+ *   context-wide: 1 command                 + a sync
+ *                 + a walk for every live entry of the context it destroys
+ * and takes the cheaper.  The sync is common to both, so precise wins while
+ * (n - 1) * command <= footprint * walk (fp_estimate_crossover()).
+ *
+ * What it measures: the time of the flushes it sends itself, by the
+ * context's clock (fp_context_clock(): ktime, or a model's), two reads per
+ * flush, none per leaf.  A flush of one command gives one command and its
+ * sync; a flush of n gives the per-command cost beyond that.  Both are
+ * moving averages (1/8 per sample), per context, so they follow the
+ * hardware and its load; a sample more than four times the average is
+ * taken as four times (a preempted or interrupted flush must not swing
+ * it), and a failed sync is not a sample.  After the first 64 samples one
+ * flush in 64 per CPU is timed (clock reads are what adaptive adds to
+ * threshold's cost).
+ *
+ * What it assumes: the walk cost of a miss and the TLB size from the
+ * backend (or sysfs), and that every entry mapped through fp_map() and not
+ * unmapped is live in the TLB, up to its size (fp_estimate_footprint()):
+ * an upper bound, so it errs towards precise.
+ *
+ * How it fails safe: whichever it chooses is a complete invalidation with
+ * the same primitives and coverage rules as threshold (a covered gather is
+ * the only thing it skips, as fp_gather_covered() allows).  Precise sends
+ * at most one command per entry, as va does, and context-wide one: never
+ * more commands than va.  The estimates only move the choice.
+ */
+#define pr_fmt(fmt) "flushpol_adaptive: " fmt
+
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+
+#include "../include/flushpol.h"
+
+#define FP_ADA_WARMUP		64	/* samples before sampling */
+#define FP_ADA_EVERY		64	/* then one flush in this many */
+#define FP_ADA_WEIGHT_SHIFT	3	/* moving average: 1/8 per sample */
+#define FP_ADA_CLAMP		4	/* samples above 4x the average: 4x */
+
+static DEFINE_PER_CPU(unsigned int, fp_ada_tick);
+
+/* Range commands: one per 5-bit window of the count, at most (NUM < 32). */
+static unsigned long fp_ada_cmds(bool range, unsigned long pages)
+{
+	return range ? DIV_ROUND_UP(fls_long(pages), 5) : pages;
+}
+
+static bool fp_ada_precise_cheaper(struct fp_estimate *e, unsigned long n)
+{
+	u64 extra16 = (u64)(n - 1) * READ_ONCE(e->cmd_ns16);
+	u64 refill16 = (u64)fp_estimate_footprint(e) * READ_ONCE(e->walk_ns)
+		       << 4;
+
+	return extra16 <= refill16;
+}
+
+static u32 fp_ada_average(u32 avg16, u64 sample16)
+{
+	u64 cap = (u64)avg16 * FP_ADA_CLAMP + 16;
+	s64 d = (s64)min(sample16, cap) - avg16;
+
+	return clamp_t(s64, avg16 + d / (1 << FP_ADA_WEIGHT_SHIFT), 1, U32_MAX);
+}
+
+/* Whether to time this flush: all of the first ones, then a sample. */
+static bool fp_ada_timed(struct fp_estimate *e)
+{
+	if (READ_ONCE(e->samples) < FP_ADA_WARMUP)
+		return true;
+	/*
+	 * raw_: a count lost to preemption only moves which flush is timed,
+	 * and this_cpu_ would disable interrupts around it on some arches.
+	 */
+	return !(raw_cpu_inc_return(fp_ada_tick) % FP_ADA_EVERY);
+}
+
+static void fp_ada_sample(struct fp_estimate *e, unsigned long n, u64 t)
+{
+	u64 t16 = t << 4;
+	u32 base16 = READ_ONCE(e->base_ns16);
+
+	if (n == 1) {
+		WRITE_ONCE(e->base_ns16, fp_ada_average(base16, t16));
+	} else {
+		u64 per16 = t16 > base16 ? div_u64(t16 - base16, n - 1) : 0;
+
+		WRITE_ONCE(e->cmd_ns16,
+			   fp_ada_average(READ_ONCE(e->cmd_ns16), per16));
+	}
+	WRITE_ONCE(e->samples, READ_ONCE(e->samples) + 1);
+}
+
+static void fp_ada_decide(struct fp_context *ctx, unsigned long iova,
+			  size_t size, size_t granule, bool leaf)
+{
+	struct fp_estimate *e = fp_context_estimate(ctx);
+	bool range = fp_context_has_range(ctx);
+	unsigned long n = fp_ada_cmds(range, size / granule);
+	bool timed = fp_ada_timed(e);
+	u64 t0 = timed ? fp_context_clock(ctx) : 0;
+	int ret;
+
+	if (!fp_ada_precise_cheaper(e, n)) {
+		ret = fp_flush_context(ctx);
+		n = 1;
+	} else {
+		/* The count sent, not the bound fp_ada_cmds() decided on. */
+		if (range)
+			n = fp_inv_range(ctx, iova, size, granule, leaf);
+		else
+			fp_inv_va(ctx, iova, size, granule, leaf);
+		ret = fp_sync(ctx);
+	}
+	if (timed && !ret && n)
+		fp_ada_sample(e, n, fp_context_clock(ctx) - t0);
+}
+
+static void fp_ada_flush_walk(struct fp_context *ctx, unsigned long iova,
+			      size_t size, size_t granule)
+{
+	fp_ada_decide(ctx, iova, size, granule, false);
+}
+
+static void fp_ada_flush_gather(struct fp_context *ctx,
+				const struct iommu_iotlb_gather *gather)
+{
+	if (!fp_gather_pages(gather) || fp_gather_covered(ctx, gather))
+		return;
+	fp_ada_decide(ctx, gather->start, gather->end - gather->start + 1,
+		      gather->pgsize, true);
+}
+
+static struct fp_policy fp_policy_adaptive = {
+	.name		= "adaptive",
+	.owner		= THIS_MODULE,
+	.flush_walk	= fp_ada_flush_walk,
+	.flush_gather	= fp_ada_flush_gather,
+};
+
+static int __init fp_adaptive_init(void)
+{
+	return fp_policy_register(&fp_policy_adaptive);
+}
+
+static void __exit fp_adaptive_exit(void)
+{
+	/* Cannot fail: every context using the policy pins this module. */
+	WARN_ON(fp_policy_unregister(&fp_policy_adaptive));
+}
+
+module_init(fp_adaptive_init);
+module_exit(fp_adaptive_exit);
+
+MODULE_DESCRIPTION("flushpol policy: precise or whole context, whichever the measured costs say is cheaper");
+MODULE_AUTHOR("flushpol developers");
+MODULE_VERSION(FP_VERSION);
+MODULE_LICENSE("GPL");
