@@ -82,7 +82,6 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 	ctx->cfg = *cfg;
 	mutex_init(&ctx->lock);
 	ctx->threshold = cfg->default_threshold;
-	fp_estimate_init(&ctx->est, cfg);
 	snprintf(ctx->name, sizeof(ctx->name), "%s-%s%u", cfg->instance,
 		 cfg->stage2 ? "vmid" : "asid", cfg->id);
 
@@ -92,6 +91,9 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 		ret = -ENOMEM;
 		goto err_put;
 	}
+	ret = fp_estimate_init(&ctx->est, cfg);
+	if (ret)
+		goto err_put;
 
 	if (!try_module_get(cfg->owner)) {
 		ret = -ENODEV;

@@ -14,13 +14,19 @@
 
 #include "fp_core.h"
 
-void fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg)
+int fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg)
 {
 	e->base_ns16 = (FP_CMD_NS_DEFAULT + FP_SYNC_NS_DEFAULT) << 4;
 	e->cmd_ns16 = FP_CMD_NS_DEFAULT << 4;
 	e->walk_ns = cfg->walk_ns ?: FP_WALK_NS_DEFAULT;
 	e->tlb_entries = cfg->tlb_entries ?: FP_TLB_ENTRIES_DEFAULT;
-	atomic_long_set(&e->resident, 0);
+	/*
+	 * Per CPU: every map and unmap call of the context adds to it, on
+	 * every CPU doing DMA, and one shared counter would bounce its line
+	 * between them.  Adaptive reads it approximately, which is all an
+	 * estimate needs (within the counter's batch per CPU).
+	 */
+	return percpu_counter_init(&e->resident, 0, GFP_KERNEL);
 }
 
 /**
@@ -59,7 +65,7 @@ EXPORT_SYMBOL_GPL(fp_context_clock);
  *
  * Return: that n, at most FP_THRESHOLD_MAX.
  */
-unsigned long fp_estimate_crossover(const struct fp_estimate *e)
+unsigned long fp_estimate_crossover(struct fp_estimate *e)
 {
 	u64 refill16 = (u64)fp_estimate_footprint(e) * READ_ONCE(e->walk_ns)
 		       << 4;
@@ -113,7 +119,7 @@ EXPORT_SYMBOL_GPL(fp_context_set_tlb_entries);
  * @gfp: likewise
  * @mapped: likewise: bytes mapped are added to it
  *
- * The same as calling @ops->map_pages, plus one atomic add per call (never
+ * The same as calling @ops->map_pages, plus one per-CPU add per call (never
  * per page): what is mapped is the footprint adaptive weighs a context-wide
  * flush with.  It is counted in granules (smallest pages), as fp_unmap()
  * counts what it unmaps, whatever page sizes either uses: a block counts
@@ -134,7 +140,7 @@ int fp_map(struct fp_context *ctx, struct io_pgtable_ops *ops,
 			     &done);
 	if (done) {
 		bitmap = io_pgtable_ops_to_pgtable(ops)->cfg.pgsize_bitmap;
-		atomic_long_add(done >> __ffs(bitmap), &ctx->est.resident);
+		percpu_counter_add(&ctx->est.resident, done >> __ffs(bitmap));
 		if (!READ_ONCE(ctx->est.maps_seen))
 			WRITE_ONCE(ctx->est.maps_seen, true);
 	}

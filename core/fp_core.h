@@ -133,7 +133,7 @@ static inline void fp_cov_leaf(struct fp_call *c, unsigned long iova,
 }
 
 /* estimate.c */
-void fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg);
+int fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg);
 
 /* dispatch.c */
 extern const struct iommu_flush_ops fp_flush_ops;

@@ -290,6 +290,8 @@ static void fp_context_release(struct kobject *kobj)
 {
 	struct fp_context *ctx = to_fp_context(kobj);
 
+	/* Either may never have been allocated: both allow that. */
+	percpu_counter_destroy(&ctx->est.resident);
 	free_percpu(ctx->stats);
 	kfree(ctx);
 }

@@ -114,15 +114,15 @@ size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
 		 * entries go whatever the policy does (estimate.c).  Put back
 		 * what turns out not to have been mapped.
 		 */
-		atomic_long_sub(pgsize * count >> __ffs(min_pagesz),
-				&ctx->est.resident);
+		percpu_counter_sub(&ctx->est.resident,
+				   pgsize * count >> __ffs(min_pagesz));
 		fp_call_enter(&call);
 		n = ops->unmap_pages(ops, iova + unmapped, pgsize, count,
 				     &call.gather);
 		fp_call_leave(&call);
 		if (n < pgsize * count)
-			atomic_long_add((pgsize * count - n) >> __ffs(min_pagesz),
-					&ctx->est.resident);
+			percpu_counter_add(&ctx->est.resident,
+					   (pgsize * count - n) >> __ffs(min_pagesz));
 		if (!n)
 			break;
 		unmapped += n;

@@ -22,6 +22,7 @@
 #include <linux/list.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
+#include <linux/percpu_counter.h>
 #include <linux/types.h>
 
 #define FP_NAME_MAX	16
@@ -132,7 +133,7 @@ struct fp_estimate {
 	unsigned int walk_ns;
 	unsigned int tlb_entries;
 	unsigned long samples;
-	atomic_long_t resident;
+	struct percpu_counter resident;
 	bool maps_seen;
 };
 
@@ -213,7 +214,7 @@ u64 fp_context_stat(struct fp_context *ctx, enum fp_stat stat);
 void fp_context_reset_stats(struct fp_context *ctx);
 struct fp_estimate *fp_context_estimate(struct fp_context *ctx);
 u64 fp_context_clock(struct fp_context *ctx);
-unsigned long fp_estimate_crossover(const struct fp_estimate *e);
+unsigned long fp_estimate_crossover(struct fp_estimate *e);
 
 /* Command helpers for policies: each is one decision, counted and traced. */
 void fp_inv_va(struct fp_context *ctx, unsigned long iova, size_t size,
@@ -251,16 +252,18 @@ fp_gather_pages(const struct iommu_iotlb_gather *gather)
  * granules, bounded by what its TLB can hold.  Without fp_map() the core
  * cannot know, and assumes the TLB full: the dearer guess for a
  * context-wide flush, so adaptive then leans towards precise invalidation,
- * which never sends more than va.  Inline: adaptive asks at every
- * decision.
+ * which never sends more than va.  The count is per CPU and read without
+ * summing (SMP: within a batch of granules per CPU, the price of keeping
+ * map and unmap calls on different CPUs off one cache line); a negative
+ * reading counts as unknown.  Inline: adaptive asks at every decision.
  *
  * Return: entries.
  */
 static inline unsigned long
-fp_estimate_footprint(const struct fp_estimate *e)
+fp_estimate_footprint(struct fp_estimate *e)
 {
 	unsigned long tlb = READ_ONCE(e->tlb_entries);
-	long resident = atomic_long_read(&e->resident);
+	s64 resident = percpu_counter_read(&e->resident);
 
 	if (!READ_ONCE(e->maps_seen) || resident < 0)
 		return tlb;
