@@ -325,7 +325,7 @@ static void builtin_policy_flushes_outside_rcu(struct kunit *test)
 	struct fpt_rig *rig;
 
 	if (!IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC))
-		kunit_skip(test, "rcu_read_lock_held() needs lockdep");
+		kunit_skip(test, "rcu_read_lock_held() needs DEBUG_LOCK_ALLOC");
 	rig = fpt_cov_rig(test);
 	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_4M, SZ_4K), 0);
 	rig->cmds = 0;
