@@ -169,8 +169,11 @@ else
 fi
 log "boot to power-off: $(( $(date +%s) - start )) s"
 
-# A serial console ends lines with CR LF.
-tr -d '\r' < "$out/console.log" | sed -n '/FLUSHPOL-BEGIN/,$p' > "$out/ktap.log"
+# A serial console ends lines with CR LF; the arm64 kernel stamps each
+# line with the time ("[  12.345678] "), which the checks below would
+# otherwise have to expect in front of "ok".
+tr -d '\r' < "$out/console.log" | sed -n '/FLUSHPOL-BEGIN/,$p' |
+	sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' > "$out/ktap.log"
 # KASAN reports start "BUG: KASAN:"; kmemleak's are read by /init.
 splat="WARNING:|BUG:|Oops|INFO: (possible|suspicious)|lockdep|UBSAN|KASAN"
 splat+="|detected stalls?|soft lockup|blocked for more than|general protection"
