@@ -5,6 +5,9 @@
 #   lint        W=1 -Werror, sparse, checkpatch --strict
 #   kunit       the suites in a UML kernel, with the real io-pgtable-arm
 #   readme      the README's count table is what the suites just printed
+#   kunit-arm64 the same suites in an arm64 SMP kernel on QEMU -smp 4
+#               (MTTCG), threads truly in parallel (the kernel is built
+#               once and cached: about an hour of CPU on two cores)
 #   dkms        dkms add/build/install against Debian's 6.12 and 6.1 headers
 #   e2e         DKMS into Debian's arm64 kernel on QEMU's SMMUv3, real DMA
 #   fio-verify  fio verify=crc32c on QEMU's NVMe through flushpol, strict
@@ -20,6 +23,7 @@ fp_apt_install
 scripts/lint.sh
 scripts/kunit.sh
 scripts/readme-table.sh --check
+scripts/kunit.sh --arch arm64
 scripts/dkms-check.sh
 scripts/qemu/e2e.sh
 FP_FIO_PREBUILT=1 scripts/qemu/fio-verify.sh 20
