@@ -13,6 +13,46 @@
 #include "fp_core.h"
 #include "fp_trace.h"
 
+/*
+ * Which policy to call, and whether the call needs an RCU read section.
+ *
+ * A policy module may go away once a grace period after a switch away
+ * from it (fp_context_set_policy()), so a call into one is made inside an
+ * RCU read section, for as long as the call takes.  The built-in policies
+ * live in this module, which outlives every context: a call into one
+ * needs no read section, and is made outside any.  One policy call may
+ * send hundreds of thousands of commands and wait for their sync (va
+ * freeing a table of 1G: 262144), which inside a read section holds up
+ * every grace period on the machine for as long (an RCU stall in the
+ * arm64 test kernel under TCG, 28 s).  A policy module's calls still
+ * hold one for as long as they take: what a module sends per call is its
+ * own to keep short (threshold: at most its threshold, by VA or range).
+ *
+ * fp_policy_builtin() returns the current policy if it is a built-in one,
+ * decided inside a read section (a policy module's struct may be gone
+ * right after it); NULL otherwise, and the caller takes the read section
+ * and dereferences again (and may then find a built-in one, which is as
+ * good).
+ */
+static struct fp_policy *fp_policy_builtin(struct fp_context *ctx)
+{
+	struct fp_policy *pol;
+
+	rcu_read_lock();
+	pol = rcu_dereference(ctx->policy);
+	if (pol->owner != THIS_MODULE)
+		pol = NULL;
+	rcu_read_unlock();
+	return pol;
+}
+
+static void fp_call_walk(struct fp_context *ctx, struct fp_policy *pol,
+			 unsigned long iova, size_t size, size_t granule)
+{
+	trace_flushpol_walk(ctx->name, pol->name, iova, size, granule);
+	pol->flush_walk(ctx, iova, size, granule);
+}
+
 static void fp_dispatch_walk(struct fp_context *ctx, unsigned long iova,
 			     size_t size, size_t granule)
 {
@@ -24,14 +64,27 @@ static void fp_dispatch_walk(struct fp_context *ctx, unsigned long iova,
 	fp_stat_add(ctx, FP_STAT_WALKS, 1);
 	fp_stat_add(ctx, FP_STAT_PAGES, size / granule);
 
-	rcu_read_lock();
-	pol = rcu_dereference(ctx->policy);
-	trace_flushpol_walk(ctx->name, pol->name, iova, size, granule);
-	pol->flush_walk(ctx, iova, size, granule);
-	rcu_read_unlock();
+	pol = fp_policy_builtin(ctx);
+	if (pol) {
+		fp_call_walk(ctx, pol, iova, size, granule);
+	} else {
+		rcu_read_lock();
+		fp_call_walk(ctx, rcu_dereference(ctx->policy), iova, size,
+			     granule);
+		rcu_read_unlock();
+	}
 
 	if (c)
 		fp_cov_walk_done(c, token, iova, size);
+}
+
+static void fp_call_gather(struct fp_context *ctx, struct fp_policy *pol,
+			   const struct iommu_iotlb_gather *gather,
+			   const struct fp_gather *fg)
+{
+	trace_flushpol_gather(ctx->name, pol->name, gather->start, gather->end,
+			      gather->pgsize);
+	pol->flush_gather(ctx, &fg->g);
 }
 
 /**
@@ -65,12 +118,14 @@ void fp_dispatch_gather(struct fp_context *ctx,
 	if (pages)
 		fp_stat_add(ctx, FP_STAT_PAGES, pages);
 
-	rcu_read_lock();
-	pol = rcu_dereference(ctx->policy);
-	trace_flushpol_gather(ctx->name, pol->name, gather->start, gather->end,
-			      gather->pgsize);
-	pol->flush_gather(ctx, &fg.g);
-	rcu_read_unlock();
+	pol = fp_policy_builtin(ctx);
+	if (pol) {
+		fp_call_gather(ctx, pol, gather, &fg);
+	} else {
+		rcu_read_lock();
+		fp_call_gather(ctx, rcu_dereference(ctx->policy), gather, &fg);
+		rcu_read_unlock();
+	}
 }
 
 static void fp_tlb_flush_walk(unsigned long iova, size_t size, size_t granule,
@@ -136,6 +191,15 @@ void fp_iotlb_sync(struct fp_context *ctx, struct iommu_iotlb_gather *gather)
 }
 EXPORT_SYMBOL_GPL(fp_iotlb_sync);
 
+static void fp_call_flush_all(struct fp_context *ctx, struct fp_policy *pol)
+{
+	trace_flushpol_flush_all(ctx->name, pol->name);
+	if (pol->flush_context)
+		pol->flush_context(ctx);
+	else
+		fp_flush_context(ctx);
+}
+
 /**
  * fp_flush_iotlb_all() - the driver's flush_iotlb_all
  * @ctx: the context
@@ -145,16 +209,15 @@ EXPORT_SYMBOL_GPL(fp_iotlb_sync);
  */
 void fp_flush_iotlb_all(struct fp_context *ctx)
 {
-	struct fp_policy *pol;
+	struct fp_policy *pol = fp_policy_builtin(ctx);
 
-	rcu_read_lock();
-	pol = rcu_dereference(ctx->policy);
-	trace_flushpol_flush_all(ctx->name, pol->name);
-	if (pol->flush_context)
-		pol->flush_context(ctx);
-	else
-		fp_flush_context(ctx);
-	rcu_read_unlock();
+	if (pol) {
+		fp_call_flush_all(ctx, pol);
+	} else {
+		rcu_read_lock();
+		fp_call_flush_all(ctx, rcu_dereference(ctx->policy));
+		rcu_read_unlock();
+	}
 }
 EXPORT_SYMBOL_GPL(fp_flush_iotlb_all);
 

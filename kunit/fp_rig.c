@@ -6,6 +6,7 @@
 #include <linux/gfp.h>
 #include <linux/iommu.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 
 #include "fp_rig.h"
 
@@ -15,6 +16,17 @@ static struct fpt_rig *to_rig(const void *cookie)
 }
 
 /* The backend: each primitive becomes model commands. */
+
+/*
+ * Which commands a policy sent from inside an RCU read section: only
+ * known with lockdep (rcu_read_lock_held() is always true without).
+ */
+static void fpt_count_cmds(struct fpt_rig *rig, unsigned long n)
+{
+	rig->cmds += n;
+	if (IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC) && rcu_read_lock_held())
+		rig->cmds_in_rcu += n;
+}
 
 static void fpt_inv_va(struct fp_context *ctx, unsigned long iova,
 		       size_t size, size_t granule, bool leaf)
@@ -26,6 +38,7 @@ static void fpt_inv_va(struct fp_context *ctx, unsigned long iova,
 	};
 	unsigned long end = iova + size;
 
+	fpt_count_cmds(rig, size / granule);
 	for (; iova < end; iova += granule) {
 		cmd.addr = iova;
 		fpm_issue(rig->smmu, &cmd);
@@ -59,6 +72,7 @@ static unsigned int fpt_inv_range(struct fp_context *ctx, unsigned long iova,
 		pages -= num << scale;
 		n++;
 	}
+	fpt_count_cmds(rig, n);
 	return n;
 }
 
@@ -68,6 +82,7 @@ static void fpt_inv_context(struct fp_context *ctx)
 	struct fpm_cmd cmd = { .kind = FPM_CMD_ASID, .asid = rig->mc.asid,
 			       .vmid = rig->mc.vmid };
 
+	fpt_count_cmds(rig, 1);
 	fpm_issue(rig->smmu, &cmd);
 }
 
@@ -77,6 +92,7 @@ static void fpt_inv_all(struct fp_context *ctx)
 	struct fpt_rig *rig = to_rig(ctx);
 	struct fpm_cmd cmd = { .kind = FPM_CMD_NH_ALL, .vmid = rig->mc.vmid };
 
+	fpt_count_cmds(rig, 1);
 	fpm_issue(rig->smmu, &cmd);
 }
 

@@ -12,6 +12,9 @@
 #include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/moduleparam.h>
 #include <linux/prandom.h>
 #include <linux/sizes.h>
 
@@ -19,6 +22,19 @@
 
 #define FPT_IOVA	SZ_1G
 #define FPT_PARAM	"/sys/module/flushpol/parameters/default_policy"
+
+/*
+ * Each round waits for 50 policy switches, and each switch for an RCU
+ * grace period: 35 ms a switch in the UML test kernel (20 rounds, 35 s),
+ * 110 ms in the arm64 kernel under TCG on a loaded 2-core host (about
+ * 6 s a round).  20 rounds there ran into the hung-task detector's
+ * 120 s on the KUnit runner, which waits for the case uninterruptibly;
+ * scripts/kunit.sh --arch arm64 asks for fewer.
+ */
+static unsigned int lifetime_rounds = 20;
+module_param(lifetime_rounds, uint, 0444);
+MODULE_PARM_DESC(lifetime_rounds,
+		 "flushpol_lifetime: rounds of readers_and_writers_race_destroy (default 20)");
 
 static struct fpt_rig *fpt_life_rig(struct kunit *test, u16 asid)
 {
@@ -161,11 +177,13 @@ static void readers_and_writers_race_destroy(struct kunit *test)
 	int thr = fpt_refcnt(test, "flushpol_threshold");
 	struct fpt_racer r[ARRAY_SIZE(fpt_racers)];
 	struct task_struct *t[ARRAY_SIZE(fpt_racers)];
-	unsigned long left;
+	unsigned long left, switches = 0;
 	struct fpt_rig *rig;
-	int round, i;
+	unsigned int round;
+	u64 start = ktime_get_ns(), ms;
+	int i;
 
-	for (round = 0; round < 20; round++) {
+	for (round = 0; round < lifetime_rounds; round++) {
 		rig = fpt_life_rig(test, 2);
 		for (i = 0; i < ARRAY_SIZE(r); i++) {
 			r[i] = fpt_racers[i];
@@ -191,8 +209,15 @@ static void readers_and_writers_race_destroy(struct kunit *test)
 			filp_close(r[i].f, NULL);
 			KUNIT_EXPECT_GE(test, r[i].done, 50);
 			KUNIT_EXPECT_EQ(test, r[i].last, -ENODEV);
+			if (r[i].s[0] && !strcmp(r[i].attr, "policy"))
+				switches += r[i].done;
 		}
 	}
+	ms = div_u64(ktime_get_ns() - start, NSEC_PER_MSEC);
+	kunit_info(test,
+		   "fp-lifetime: %u rounds in %llu ms, %lu policy switches: %llu us of the case per switch\n",
+		   lifetime_rounds, ms, switches,
+		   div_u64(ms * 1000, switches ?: 1));
 	KUNIT_EXPECT_EQ(test, fpt_refcnt(test, "flushpol"), core);
 	KUNIT_EXPECT_EQ(test, fpt_refcnt(test, "flushpol_threshold"), thr);
 }

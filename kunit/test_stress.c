@@ -43,14 +43,44 @@ module_param(stress_ops, ulong, 0444);
 MODULE_PARM_DESC(stress_ops,
 		 "flushpol_stress: map/unmap cycles in all (default 2500)");
 
+/*
+ * The 1G block's walk flush is 262144 model commands under va, in one RCU
+ * read section: under TCG far past the RCU stall timeout, so
+ * scripts/kunit.sh --arch arm64 turns it off.  UML runs it.
+ */
+static bool stress_giant = true;
+module_param(stress_giant, bool, 0444);
+MODULE_PARM_DESC(stress_giant,
+		 "flushpol_stress: now and then map a 1G block (default Y)");
+
+/*
+ * Under TCG a cycle of up to 32M runs about 1000 times slower than in UML
+ * without debug options (under one a second, six threads together), and
+ * one va unmap of 32M is 8208 model commands: scripts/kunit.sh --arch
+ * arm64 caps the unmaps lower, so that there are more of them.
+ */
+static unsigned int stress_max_pages = SZ_32M / SZ_4K;
+module_param(stress_max_pages, uint, 0444);
+MODULE_PARM_DESC(stress_max_pages,
+		 "flushpol_stress: largest unmap in 4K pages, 512 to 8192 (default 8192)");
+
 static unsigned int stress_seed;
 module_param(stress_seed, uint, 0444);
 MODULE_PARM_DESC(stress_seed, "flushpol_stress: random seed (0: pick one)");
 
-/* Per round: bounds the quarantine and keeps a round within KUnit's 300 s. */
+/*
+ * Per round: bounds the quarantine and keeps a round within KUnit's 300 s.
+ * Each round is a KUnit case of its own, and the KUnit runner waits for a
+ * case uninterruptibly, so a case over 120 s trips the hung-task detector:
+ * under TCG (arm64, scripts/kunit.sh --arch arm64) a cycle costs about 100
+ * times what it does in UML, and rounds must be smaller there.
+ */
 #define FPT_ROUND_OPS		20000
+static unsigned long stress_round_ops = FPT_ROUND_OPS;
+module_param(stress_round_ops, ulong, 0444);
+MODULE_PARM_DESC(stress_round_ops,
+		 "flushpol_stress: cycles per round, each a KUnit case (default 20000)");
 #define FPT_ROUND_TIMEOUT	(200 * HZ)
-#define FPT_MAX_PAGES		(SZ_32M / SZ_4K)
 #define FPT_LAZY_BATCH		3
 
 enum fpt_layout { FPT_PAGES, FPT_BLOCKS, FPT_MIXED, FPT_GIANT };
@@ -92,6 +122,9 @@ struct fpt_worker {
 	size_t pend_size[FPT_LAZY_BATCH];
 	unsigned int nr_pend;
 	struct cpumask cpus;	/* where it ran */
+	/* Its slowest fp_unmap() call, which holds RCU read sections. */
+	u64 longest_ns;
+	size_t longest_size;
 };
 
 /* What a round did; printed per round and summed for the suite. */
@@ -117,6 +150,7 @@ struct fpt_stress {
 	struct kunit *test;
 	struct rnd_state dev_rnd;	/* the busy device's */
 	unsigned long dev_runs;
+	u64 dev_ns;			/* the device's time in its runs */
 	struct fpm_smmu smmu;
 	struct fpt_sctx ctx[FPT_NR_CTX];
 	struct fpt_worker w[FPT_NR_THREADS];
@@ -175,6 +209,7 @@ static void fpt_pick(struct fpt_worker *w, unsigned long lo,
 		     unsigned long span, unsigned long *iova, size_t *size,
 		     enum fpt_layout *layout)
 {
+	size_t max_sz = (size_t)stress_max_pages * SZ_4K;
 	unsigned long align, slots;
 	unsigned int k;
 
@@ -183,7 +218,7 @@ static void fpt_pick(struct fpt_worker *w, unsigned long lo,
 	 * level-2 table an earlier cycle left frees that table (a 1G walk
 	 * flush), which the va policy pays 262144 commands for: so rarely.
 	 */
-	if (span == SZ_1G && !fpt_rand(w, 256)) {
+	if (span == SZ_1G && !fpt_rand(w, 256) && stress_giant) {
 		*size = SZ_1G;
 		*layout = FPT_GIANT;
 		*iova = lo;
@@ -194,16 +229,17 @@ static void fpt_pick(struct fpt_worker *w, unsigned long lo,
 		/* A scatter-gather list of 4K pages, 4K to 32M. */
 		k = fpt_rand(w, 14);
 		*size = min_t(size_t, (1UL << k) + fpt_rand(w, 1U << k),
-			      FPT_MAX_PAGES) * SZ_4K;
+			      stress_max_pages) * SZ_4K;
 		*layout = FPT_PAGES;
 		break;
 	case 5:
-		*size = (1 + fpt_rand(w, 16)) * SZ_2M;
+		*size = (1 + fpt_rand(w, max_sz / SZ_2M)) * SZ_2M;
 		*layout = FPT_BLOCKS;
 		break;
 	default:
 		/* 2M blocks where aligned, 4K pages elsewhere, at random. */
-		*size = SZ_2M + fpt_rand(w, (SZ_32M - SZ_2M) / SZ_4K) * SZ_4K;
+		*size = SZ_2M + fpt_rand(w, max_t(u32, (max_sz - SZ_2M) / SZ_4K,
+						  1)) * SZ_4K;
 		*layout = FPT_MIXED;
 		break;
 	}
@@ -325,10 +361,16 @@ static void fpt_unmap_piece(struct fpt_worker *w, unsigned long iova,
 			    size_t size, struct iommu_iotlb_gather *gather)
 {
 	struct fpt_rig *rig = w->sc->rig;
+	u64 t0 = ktime_get_ns(), ns;
 
 	if (fp_unmap(rig->ctx, rig->ops, iova, size, gather) != size)
 		fpt_fail(w, &w->s->f.short_unmap, 1, "short unmap", iova,
 			 size);
+	ns = ktime_get_ns() - t0;
+	if (ns > w->longest_ns) {
+		w->longest_ns = ns;
+		w->longest_size = size;
+	}
 }
 
 static void fpt_lazy_flush(struct fpt_worker *w)
@@ -545,21 +587,45 @@ static int fpt_switcher_fn(void *data)
  * walk cache of every table and every page of a random 2M window, at any
  * moment another thread lets it run.  It fills only from live descriptors
  * (fpm_busy()), so it never fails correct code.
+ *
+ * In small pieces, each one hold of the model's lock, and busy at most
+ * half the time.  It used to re-walk the whole 2M window, and every table
+ * of the context, in one hold each, then sleep only 100-200 us: under TCG
+ * (arm64) that is hundreds of page walks per hold, most of the time, on
+ * the lock every worker takes for each model command from inside a
+ * policy's RCU read section.  A 512-command walk flush then lasted over
+ * 21 s there, an RCU stall.
  */
+#define FPT_DEV_PIECE	SZ_64K		/* 16 pages */
+#define FPT_DEV_TABLES	SZ_64M		/* 32 tables */
+
 static int fpt_device_fn(void *data)
 {
 	struct fpt_stress *s = data;
+	unsigned long pos, win;
+	u64 t0, us;
 
 	while (!kthread_should_stop()) {
 		u32 r = prandom_u32_state(&s->dev_rnd);
 		struct fpt_worker *w = &s->w[r % FPT_NR_THREADS];
 		struct fpm_ctx *mc = &w->sc->rig->mc;
 
-		fpm_busy_tables(mc);
-		fpm_busy(mc, w->base + (r >> 8) % (SZ_1G / SZ_2M) * SZ_2M,
-			 SZ_2M, 1);
+		t0 = ktime_get_ns();
+		/* One touched page per last-level table of its region. */
+		for (pos = w->base; pos < w->base + SZ_1G;
+		     pos += FPT_DEV_TABLES) {
+			fpm_busy(mc, pos, FPT_DEV_TABLES, SZ_2M / SZ_4K);
+			cond_resched();
+		}
+		win = w->base + (r >> 8) % (SZ_1G / SZ_2M) * SZ_2M;
+		for (pos = win; pos < win + SZ_2M; pos += FPT_DEV_PIECE) {
+			fpm_busy(mc, pos, FPT_DEV_PIECE, 1);
+			cond_resched();
+		}
 		s->dev_runs++;
-		usleep_range(100, 200);
+		s->dev_ns += ktime_get_ns() - t0;
+		us = div_u64(ktime_get_ns() - t0, NSEC_PER_USEC);
+		usleep_range(max_t(u64, us, 100), max_t(u64, 2 * us, 200));
 	}
 	return 0;
 }
@@ -630,6 +696,23 @@ static void fpt_print_round(struct kunit *test, struct fpt_stress *s,
 			    unsigned long round, u64 ms)
 {
 	struct fpt_figures *f = &s->f;
+	struct fpt_worker *slow = &s->w[0];
+	unsigned int i;
+
+	for (i = 1; i < FPT_NR_THREADS; i++)
+		if (s->w[i].longest_ns > slow->longest_ns)
+			slow = &s->w[i];
+	/*
+	 * It bounds the RCU read sections of the policy calls it made (each
+	 * holds one for the commands of one walk or gather and their sync):
+	 * under TCG, with every thread contending for the model's one lock,
+	 * they can outlast the RCU stall timeout.
+	 */
+	kunit_info(test,
+		   "fp-stress: round %lu: slowest fp_unmap() %llu ms, of %zu KiB; the device busy %llu ms in %lu runs\n",
+		   round, div_u64(slow->longest_ns, NSEC_PER_MSEC),
+		   slow->longest_size / SZ_1K,
+		   div_u64(s->dev_ns, NSEC_PER_MSEC), s->dev_runs);
 
 	kunit_info(test,
 		   "fp-stress: round %lu: %llu ms, a policy write every %llu us, a threshold write every %llu us: ops %ld checks %ld pages %ld stale %ld policy-writes %ld threshold-writes %ld refused %ld mid-unmap-changes %ld overlapping-unmaps %ld reads %ld\n",
@@ -648,8 +731,8 @@ static void fpt_print_round(struct kunit *test, struct fpt_stress *s,
 static void concurrent_unmaps_and_switches_lose_nothing(struct kunit *test)
 {
 	unsigned long round = (unsigned long)test->param_value;
-	unsigned long ops = min(stress_ops - (round - 1) * FPT_ROUND_OPS,
-				(unsigned long)FPT_ROUND_OPS);
+	unsigned long ops = min(stress_ops - (round - 1) * stress_round_ops,
+				stress_round_ops);
 	struct fpt_stress *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	unsigned long left, stale = 0, freed = 0, hits = 0, timeouts = 0;
 	struct task_struct *t[FPT_NR_THREADS + 3];
@@ -754,12 +837,12 @@ static void concurrent_unmaps_and_switches_lose_nothing(struct kunit *test)
 			  atomic_long_read(&f->bad_reads);
 }
 
-/* Rounds of FPT_ROUND_OPS cycles until stress_ops are done. */
+/* Rounds of stress_round_ops cycles until stress_ops are done. */
 static const void *fpt_round_gen(const void *prev, char *desc)
 {
 	unsigned long round = (unsigned long)prev + 1;
 
-	if ((round - 1) * FPT_ROUND_OPS >= stress_ops)
+	if ((round - 1) * stress_round_ops >= stress_ops)
 		return NULL;
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "round-%lu", round);
 	return (const void *)round;
@@ -769,8 +852,14 @@ static int fpt_stress_init(struct kunit_suite *suite)
 {
 	if (!stress_seed)
 		stress_seed = get_random_u32() ?: 1;
-	pr_info("fp-stress: seed %u, %lu cycles, %u threads on %zu contexts\n",
-		stress_seed, stress_ops, FPT_NR_THREADS, FPT_NR_CTX);
+	stress_max_pages = clamp_t(unsigned int, stress_max_pages,
+				   SZ_2M / SZ_4K, SZ_32M / SZ_4K);
+	/* The quarantine is sized for FPT_ROUND_OPS. */
+	stress_round_ops = clamp(stress_round_ops, 1UL,
+				 (unsigned long)FPT_ROUND_OPS);
+	pr_info("fp-stress: seed %u, %lu cycles in rounds of %lu, up to %u pages each, %u threads on %zu contexts\n",
+		stress_seed, stress_ops, stress_round_ops, stress_max_pages,
+		FPT_NR_THREADS, FPT_NR_CTX);
 	return 0;
 }
 

@@ -160,3 +160,4 @@ gnuplot -e "png='$png'" "$out/latency.gp"
 cat "$md"
 log "wrote $md and $png"
 fp_readme_splice bench "$md"
+"$top/scripts/bench-dispatch.sh" "$out/kunit" "$out/kunit-nodebug" >/dev/null

@@ -5,6 +5,9 @@
 #   lint        W=1 -Werror, sparse, checkpatch --strict
 #   kunit       the suites in a UML kernel, with the real io-pgtable-arm
 #   readme      the README's count table is what the suites just printed
+#   kunit-arm64 the same suites in an arm64 SMP kernel on QEMU -smp 4
+#               (MTTCG), threads truly in parallel (the kernel is built
+#               once and cached: about an hour of CPU on two cores)
 #   dkms        kernels dkms must skip, and why (each kernel below is
 #               built once, through the package, as users get it)
 #   deb         make deb, lintian, apt install of the .deb: dkms builds it
@@ -26,6 +29,7 @@ fp_apt_install
 scripts/lint.sh
 scripts/kunit.sh
 scripts/readme-table.sh --check
+scripts/kunit.sh --arch arm64
 scripts/dkms-check.sh --skips-only
 scripts/deb-check.sh
 scripts/qemu/e2e.sh
