@@ -60,19 +60,23 @@ limit=900
 # not fit: under the load of this 2-core host, a round of 40 cycles of at
 # most 4M took 247 s, its slowest 2M unmap 144 s (six workers, the busy
 # device and two switchers, all on the TLB model's one lock, under TCG
-# with KASAN and lockdep).  So the arm64 run leaves it out unless
-# FP_ARM64_STRESS_OPS asks for cycles (and make stress-arm64, rounds of
-# 40, unmaps of at most 4M, no 1G block: its walk flush is 262144 model
-# commands under va; UML runs it).
+# with KASAN and lockdep).  So the arm64 run of make check runs it small:
+# FP_ARM64_STRESS_OPS cycles (24) in rounds of 4, unmaps of at most 512K,
+# enough for the six workers, the busy device and the switchers to meet
+# on the same contexts on different CPUs, which UML cannot show; 0 leaves
+# it out.  make stress-arm64: rounds of 40, unmaps of at most 4M, no 1G
+# block (its walk flush is 262144 model commands under va; UML runs it).
 arm64_args=(flushpol_kunit.stress_round_ops=40
 	    flushpol_kunit.stress_max_pages=1024
 	    flushpol_kunit.stress_giant=0
 	    flushpol_kunit.lifetime_rounds=6)
 if [ "$arch" = arm64 ]; then
 	cmdline=("${arm64_args[@]}"
-		 "flushpol_kunit.stress_ops=${FP_ARM64_STRESS_OPS:-0}")
+		 flushpol_kunit.stress_round_ops=4
+		 flushpol_kunit.stress_max_pages=128
+		 "flushpol_kunit.stress_ops=${FP_ARM64_STRESS_OPS:-24}")
 	# With no cycles its one case has no rounds: KUnit reports it skipped.
-	if [ "${FP_ARM64_STRESS_OPS:-0}" = 0 ]; then
+	if [ "${FP_ARM64_STRESS_OPS:-24}" = 0 ]; then
 		mapfile -t suites < <(printf '%s\n' "${suites[@]}" |
 				      grep -vx flushpol_stress)
 	fi
