@@ -29,9 +29,7 @@ log() { echo "deb-check: $*" >&2; }
 die() { log "FAIL: $*"; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || die "must run as root"
-mkdir -p "${FLUSHPOL_CACHE:-/var/cache/flushpol}"
-exec 8>"${FLUSHPOL_CACHE:-/var/cache/flushpol}/.dkms-check.lock"
-flock 8
+fp_host_dkms_lock
 
 pkg=flushpol-dkms
 ver=$(fp_version) || die "no PACKAGE_VERSION=\"...\" line in dkms.conf"

@@ -35,10 +35,7 @@ log() { echo "dkms-check: $*" >&2; }
 die() { log "$*"; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || die "must run as root"
-# /usr/src and the dkms tree are the machine's: one run at a time.
-mkdir -p "${FLUSHPOL_CACHE:-/var/cache/flushpol}"
-exec 8>"${FLUSHPOL_CACHE:-/var/cache/flushpol}/.dkms-check.lock"
-flock 8
+fp_host_dkms_lock
 command -v dkms >/dev/null || fp_apt_install dkms
 
 pkg=flushpol

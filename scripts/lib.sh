@@ -13,6 +13,18 @@ fp_version()
 		"$FP_TOP/dkms.conf" | head -n 1 | grep .
 }
 
+# The host's /usr/src, dkms tree and /lib/modules are the machine's:
+# dkms-check.sh and deb-check.sh take this lock (fd 8, held until the
+# script exits) so that only one of them uses them at a time.
+fp_host_dkms_lock()
+{
+	local cache=${FLUSHPOL_CACHE:-/var/cache/flushpol}
+
+	mkdir -p "$cache"
+	exec 8>"$cache/.dkms-check.lock"
+	flock 8
+}
+
 # Copy the source tree, without build artefacts or .git, to directory $1.
 # In a git checkout that is every file git tracks or would track (so new,
 # not yet added files count, ignored ones do not), as they are in the
