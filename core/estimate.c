@@ -11,6 +11,8 @@
 
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/overflow.h>
+#include <linux/percpu_counter.h>
 
 #include "fp_core.h"
 
@@ -55,13 +57,105 @@ u64 fp_context_clock(struct fp_context *ctx)
 }
 EXPORT_SYMBOL_GPL(fp_context_clock);
 
+/*
+ * Whether the context has at least @need (>= 1) live entries mapped.
+ * Unknown (no fp_map(), or more unmapped than mapped: a driver mapping
+ * some of it around fp_map()) counts as the TLB full, as ever.
+ *
+ * The count lives in per-CPU deltas of up to a batch each (32, or twice
+ * the CPUs), and its shared part alone can be that far off per CPU: 124
+ * entries on 4 CPUs, 2048 (a whole default TLB) on 32, reading 0 while
+ * the other CPUs' buffers are mapped.  So it is compared, not read: the
+ * shared part decides when it is further from @need than every delta
+ * together could move it, and the deltas are summed only when it is not
+ * (percpu_counter_compare()).  Near a decision's boundary that costs a
+ * read of every CPU's delta, under the counter's lock; elsewhere nothing
+ * more than the read it replaces.
+ */
+static bool fp_estimate_holds(struct fp_estimate *e, u64 need)
+{
+	struct percpu_counter *resident = &e->resident;
+
+	if (!READ_ONCE(e->maps_seen))
+		return true;
+	if (percpu_counter_compare(resident, need) >= 0)
+		return true;
+	return percpu_counter_compare(resident, 0) < 0;
+}
+
+/**
+ * fp_estimate_precise_cheaper() - whether n commands beat a context flush
+ * @e: the context's estimate
+ * @n: commands precise invalidation would send (0: taken as unbounded)
+ *
+ * Precise costs @n commands and a sync; context-wide one command, a sync
+ * and a walk for each live entry it destroys (fp_estimate_footprint()).
+ * The sync is common to both, so precise is no dearer while
+ * (@n - 1) x command <= footprint x walk: while the footprint holds at
+ * least the (@n - 1) x command / walk entries that would pay for the
+ * extra commands.  Computed without a product that can wrap, whatever
+ * the estimates (a wrapped one made a flush of 2^33 commands look free),
+ * and with the footprint compared exactly where the answer depends on it.
+ *
+ * Context: any; may take the footprint counter's lock.
+ * Return: true if precise invalidation is no dearer.
+ */
+bool fp_estimate_precise_cheaper(struct fp_estimate *e, unsigned long n)
+{
+	u64 walk16 = (u64)READ_ONCE(e->walk_ns) << 4;
+	u64 extra16, need, rem;
+
+	/* n == 0 wraps to the most commands there are: context-wide. */
+	if (check_mul_overflow((u64)(n - 1), (u64)READ_ONCE(e->cmd_ns16),
+			       &extra16))
+		return false;
+	/* walk_ns >= 1: fp_cfg_valid(), fp_context_set_walk_ns(). */
+	need = div64_u64_rem(extra16, walk16, &rem) + !!rem;
+	if (need > READ_ONCE(e->tlb_entries))
+		return false;
+	return !need || fp_estimate_holds(e, need);
+}
+EXPORT_SYMBOL_GPL(fp_estimate_precise_cheaper);
+
+/**
+ * fp_estimate_footprint() - live entries a context-wide flush may destroy
+ * @e: the context's estimate
+ *
+ * What the context has mapped through fp_map() and not unmapped, in
+ * granules, bounded by what its TLB can hold.  Without fp_map() the core
+ * cannot know, and assumes the TLB full: the dearer guess for a
+ * context-wide flush, so adaptive then leans towards precise invalidation,
+ * which never sends more than va; so does a count below zero (a driver
+ * unmapping through fp_unmap() what it did not map through fp_map()).
+ * Exact: every CPU's part of the count is summed (see fp_estimate_holds(),
+ * which the decision itself uses instead).
+ *
+ * Context: any; takes the footprint counter's lock.
+ * Return: entries.
+ */
+unsigned long fp_estimate_footprint(struct fp_estimate *e)
+{
+	unsigned long tlb = READ_ONCE(e->tlb_entries);
+	s64 resident;
+
+	if (!READ_ONCE(e->maps_seen))
+		return tlb;
+	resident = percpu_counter_sum(&e->resident);
+	if (resident < 0)
+		return tlb;
+	return min_t(u64, resident, tlb);
+}
+EXPORT_SYMBOL_GPL(fp_estimate_footprint);
+
 /**
  * fp_estimate_crossover() - the most commands precise invalidation is worth
  * @e: the context's estimate
  *
  * Precise costs n commands and a sync; context-wide one command, a sync
  * and a walk for each live entry it destroys.  The sync is common to both,
- * so precise is no dearer while n <= 1 + footprint * walk / command.
+ * so precise is no dearer while n <= 1 + footprint * walk / command: the
+ * n up to which fp_estimate_precise_cheaper() says so.  For sysfs and
+ * tests; the decision does not compute it.
  *
  * Return: that n, at most FP_THRESHOLD_MAX.
  */

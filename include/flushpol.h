@@ -20,7 +20,6 @@
 #include <linux/io-pgtable.h>
 #include <linux/iommu.h>
 #include <linux/list.h>
-#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/percpu_counter.h>
 #include <linux/types.h>
@@ -214,7 +213,9 @@ u64 fp_context_stat(struct fp_context *ctx, enum fp_stat stat);
 void fp_context_reset_stats(struct fp_context *ctx);
 struct fp_estimate *fp_context_estimate(struct fp_context *ctx);
 u64 fp_context_clock(struct fp_context *ctx);
+unsigned long fp_estimate_footprint(struct fp_estimate *e);
 unsigned long fp_estimate_crossover(struct fp_estimate *e);
+bool fp_estimate_precise_cheaper(struct fp_estimate *e, unsigned long n);
 
 /* Command helpers for policies: each is one decision, counted and traced. */
 void fp_inv_va(struct fp_context *ctx, unsigned long iova, size_t size,
@@ -242,32 +243,6 @@ fp_gather_pages(const struct iommu_iotlb_gather *gather)
 	if (!gather->pgsize || gather->end < gather->start)
 		return 0;
 	return (gather->end - gather->start + 1) / gather->pgsize;
-}
-
-/**
- * fp_estimate_footprint() - live entries a context-wide flush may destroy
- * @e: the context's estimate
- *
- * What the context has mapped through fp_map() and not unmapped, in
- * granules, bounded by what its TLB can hold.  Without fp_map() the core
- * cannot know, and assumes the TLB full: the dearer guess for a
- * context-wide flush, so adaptive then leans towards precise invalidation,
- * which never sends more than va.  The count is per CPU and read without
- * summing (SMP: within a batch of granules per CPU, the price of keeping
- * map and unmap calls on different CPUs off one cache line); a negative
- * reading counts as unknown.  Inline: adaptive asks at every decision.
- *
- * Return: entries.
- */
-static inline unsigned long
-fp_estimate_footprint(struct fp_estimate *e)
-{
-	unsigned long tlb = READ_ONCE(e->tlb_entries);
-	s64 resident = percpu_counter_read(&e->resident);
-
-	if (!READ_ONCE(e->maps_seen) || resident < 0)
-		return tlb;
-	return min_t(unsigned long, resident, tlb);
 }
 
 #endif /* _FLUSHPOL_H */

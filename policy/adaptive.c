@@ -7,7 +7,7 @@
  *   context-wide: 1 command                 + a sync
  *                 + a walk for every live entry of the context it destroys
  * and takes the cheaper.  The sync is common to both, so precise wins while
- * (n - 1) * command <= footprint * walk (fp_estimate_crossover()).
+ * (n - 1) * command <= footprint * walk (fp_estimate_precise_cheaper()).
  *
  * What it measures: the time of the flushes it sends itself, by the
  * context's clock (fp_context_clock(): ktime, or a model's), two reads per
@@ -51,15 +51,6 @@ static DEFINE_PER_CPU(unsigned int, fp_ada_tick);
 static unsigned long fp_ada_cmds(bool range, unsigned long pages)
 {
 	return range ? DIV_ROUND_UP(fls_long(pages), 5) : pages;
-}
-
-static bool fp_ada_precise_cheaper(struct fp_estimate *e, unsigned long n)
-{
-	u64 extra16 = (u64)(n - 1) * READ_ONCE(e->cmd_ns16);
-	u64 refill16 = (u64)fp_estimate_footprint(e) * READ_ONCE(e->walk_ns)
-		       << 4;
-
-	return extra16 <= refill16;
 }
 
 static u32 fp_ada_average(u32 avg16, u64 sample16)
@@ -108,7 +99,7 @@ static void fp_ada_decide(struct fp_context *ctx, unsigned long iova,
 	u64 t0 = timed ? fp_context_clock(ctx) : 0;
 	int ret;
 
-	if (!fp_ada_precise_cheaper(e, n)) {
+	if (!fp_estimate_precise_cheaper(e, n)) {
 		ret = fp_flush_context(ctx);
 		n = 1;
 	} else {
