@@ -8,8 +8,8 @@
  *   counter, follows every map and unmap exactly, and on SMP is read
  *   exactly where the decision depends on it (several CPUs each holding
  *   less than a batch of it);
- * - an estimate at the edge of its range (a per-command cost of 2^27 ns)
- *   does not wrap.
+ * - estimates at the edges of their range (a gather of more than 2^32
+ *   commands, a per-command cost of 2^27 ns) neither wrap nor truncate.
  *
  * The huge gathers go to a backend of its own that only counts (the model
  * would walk every page): its clock advances 1 ms per read.
@@ -106,6 +106,35 @@ static void fpe_sync_pages(struct fp_context *ctx, unsigned long pages)
 	g.end = pages * SZ_4K - 1;
 	g.pgsize = SZ_4K;
 	fp_iotlb_sync(ctx, &g);
+}
+
+/*
+ * A timed precise flush of n = 2^32 + 2 commands: the cost beyond the
+ * first is t / (n - 1), under a ns, so the per-command average moves down
+ * by an eighth (2016 -> 1764, in ns << 4).  A divisor truncated to 32 bits
+ * divides by 1 instead (by 0, a divide error, at n = 2^32 + 1).
+ */
+static void sample_divides_by_all_commands(struct kunit *test)
+{
+	struct fp_context *ctx;
+	struct fp_estimate *e;
+	unsigned long n, samples;
+	u32 cmd16;
+
+	if (BITS_PER_LONG < 64)
+		kunit_skip(test, "a gather of 2^32 pages needs 64-bit longs");
+	n = (unsigned long)BIT_ULL(32) + 2;
+	/* Precise: (n - 1) x 126 ns is below 2^22 entries x 1 ms. */
+	ctx = fpe_ctx(test, 1000000, FPE_TLB_MAX);
+	e = fp_context_estimate(ctx);
+	fpe_sync_pages(ctx, n);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_TLBI_VA), (u64)n);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_TLBI_ASID), 0);
+	samples = READ_ONCE(e->samples);
+	cmd16 = READ_ONCE(e->cmd_ns16);
+	KUNIT_EXPECT_EQ(test, samples, 1);
+	KUNIT_EXPECT_EQ(test, cmd16,
+			(FP_CMD_NS_DEFAULT << 4) - (FP_CMD_NS_DEFAULT << 4) / 8);
 }
 
 /*
@@ -266,6 +295,7 @@ static void footprint_exact_across_cpus(struct kunit *test)
 }
 
 static struct kunit_case fpe_test_cases[] = {
+	KUNIT_CASE(sample_divides_by_all_commands),
 	KUNIT_CASE(huge_estimate_does_not_wrap),
 	KUNIT_CASE(footprint_follows_map_and_unmap),
 	KUNIT_CASE(footprint_exact_across_cpus),

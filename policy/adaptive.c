@@ -81,7 +81,8 @@ static void fp_ada_sample(struct fp_estimate *e, unsigned long n, u64 t)
 	if (n == 1) {
 		WRITE_ONCE(e->base_ns16, fp_ada_average(base16, t16));
 	} else {
-		u64 per16 = t16 > base16 ? div_u64(t16 - base16, n - 1) : 0;
+		/* n - 1 may not fit div_u64()'s 32-bit divisor. */
+		u64 per16 = t16 > base16 ? div64_u64(t16 - base16, n - 1) : 0;
 
 		WRITE_ONCE(e->cmd_ns16,
 			   fp_ada_average(READ_ONCE(e->cmd_ns16), per16));
