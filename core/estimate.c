@@ -220,20 +220,29 @@ EXPORT_SYMBOL_GPL(fp_context_set_tlb_entries);
  * as all of its granules, more than the one TLB entry it takes.  A driver
  * may skip it; adaptive then assumes the TLB full.
  *
- * Return: as &io_pgtable_ops.map_pages.
+ * Return: as &io_pgtable_ops.map_pages; -EINVAL, with nothing mapped, for
+ * an @iova or @paddr not aligned to @pgsize (as iommu_map() refuses it).
  */
 int fp_map(struct fp_context *ctx, struct io_pgtable_ops *ops,
 	   unsigned long iova, phys_addr_t paddr, size_t pgsize,
 	   size_t pgcount, int prot, gfp_t gfp, size_t *mapped)
 {
-	unsigned long bitmap;
+	unsigned long bitmap = io_pgtable_ops_to_pgtable(ops)->cfg.pgsize_bitmap;
 	size_t done = 0;
 	int ret;
 
+	/*
+	 * As iommu_map() refuses it.  io-pgtable does not check: it would map
+	 * the page below, which fp_unmap() would not take back at @iova.
+	 */
+	if (!pgsize || !IS_ALIGNED(iova | paddr, pgsize)) {
+		pr_warn_once("%s: unaligned map: iova 0x%lx pa %pa pgsize 0x%zx\n",
+			     ctx->name, iova, &paddr, pgsize);
+		return -EINVAL;
+	}
 	ret = ops->map_pages(ops, iova, paddr, pgsize, pgcount, prot, gfp,
 			     &done);
 	if (done) {
-		bitmap = io_pgtable_ops_to_pgtable(ops)->cfg.pgsize_bitmap;
 		percpu_counter_add(&ctx->est.resident, done >> __ffs(bitmap));
 		if (!READ_ONCE(ctx->est.maps_seen))
 			WRITE_ONCE(ctx->est.maps_seen, true);

@@ -9,7 +9,9 @@
  *   exactly where the decision depends on it (several CPUs each holding
  *   less than a batch of it);
  * - estimates at the edges of their range (a gather of more than 2^32
- *   commands, a per-command cost of 2^27 ns) neither wrap nor truncate.
+ *   commands, a per-command cost of 2^27 ns) neither wrap nor truncate;
+ * - fp_map() refuses what iommu_map() would refuse, so that the footprint
+ *   never counts a mapping fp_unmap() will not take back.
  *
  * The huge gathers go to a backend of its own that only counts (the model
  * would walk every page): its clock advances 1 ms per read.
@@ -217,6 +219,32 @@ static void footprint_follows_map_and_unmap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fpe_footprint(rig), 0);
 }
 
+/*
+ * As iommu_map() refuses it: io-pgtable would map the page below a
+ * misaligned IOVA, which fp_unmap() then refuses to unmap at that IOVA,
+ * so the mapping and its footprint would outlive every unmap.
+ */
+static void misaligned_map_refused(struct kunit *test)
+{
+	struct fpt_rig *rig = fpe_rig(test);
+	size_t mapped = 0;
+
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPE_IOVA + SZ_64K, SZ_4K, SZ_4K), 0);
+	KUNIT_EXPECT_EQ(test, fp_map(rig->ctx, rig->ops, FPE_IOVA + SZ_2K,
+				     FPE_IOVA, SZ_4K, 1,
+				     IOMMU_READ | IOMMU_WRITE, GFP_KERNEL,
+				     &mapped), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fp_map(rig->ctx, rig->ops, FPE_IOVA + SZ_4K,
+				     FPE_IOVA + SZ_2K, SZ_4K, 1,
+				     IOMMU_READ | IOMMU_WRITE, GFP_KERNEL,
+				     &mapped), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mapped, 0);
+	KUNIT_EXPECT_EQ(test, fpe_footprint(rig), 1);
+	KUNIT_EXPECT_EQ(test, rig->ops->iova_to_phys(rig->ops, FPE_IOVA), 0);
+	KUNIT_EXPECT_EQ(test,
+			rig->ops->iova_to_phys(rig->ops, FPE_IOVA + SZ_4K), 0);
+}
+
 struct fpe_mapper {
 	struct fpt_rig *rig;
 	unsigned long iova;
@@ -298,6 +326,7 @@ static struct kunit_case fpe_test_cases[] = {
 	KUNIT_CASE(sample_divides_by_all_commands),
 	KUNIT_CASE(huge_estimate_does_not_wrap),
 	KUNIT_CASE(footprint_follows_map_and_unmap),
+	KUNIT_CASE(misaligned_map_refused),
 	KUNIT_CASE(footprint_exact_across_cpus),
 	{}
 };
