@@ -45,8 +45,9 @@ failed()
 case $rounds$reps in
 *[!0-9]*|'') die "usage: $0 [ROUNDS [REPS]]" ;;
 esac
-[ "$rounds" -ge 1 ] && [ "$reps" -ge 1 ] && [ "$reps" -le 64 ] ||
+if [ "$rounds" -lt 1 ] || [ "$reps" -lt 1 ] || [ "$reps" -gt 64 ]; then
 	die "ROUNDS at least 1, REPS 1 to 64 (each unmap's time is printed)"
+fi
 
 eval "$("$here/prepare.sh")"
 mkdir -p "$out" "$res"
