@@ -94,8 +94,13 @@ static inline int edu_bench_map(struct iommu_domain *dom, unsigned long iova,
 }
 
 /* The phases edu_bench_phases() times, each a column of @reps. */
-enum { EDU_PH_UNMAP, EDU_PH_SYNC, EDU_PH_FLUSH_ALL, EDU_PH_CALIB,
-       EDU_PHASES };
+enum {
+	EDU_PH_UNMAP,
+	EDU_PH_SYNC,
+	EDU_PH_FLUSH_ALL,
+	EDU_PH_CALIB,
+	EDU_PHASES
+};
 
 /*
  * Where an unmap's time goes, the same way for flushpol's driver and the
