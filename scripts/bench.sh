@@ -142,7 +142,11 @@ gnuplot -e "png='$png'" "$out/latency.gp"
 cat "$md"
 log "wrote $md and $png"
 fp_readme_splice bench "$md"
-python3 "$top/scripts/bench-table.py" --qemu "$out/qemu" \
-	>"$res/qemu-vs-upstream.md"
+{
+	echo "Measured $(date -u +%F) by \`make bench\` at $rev, $rounds rounds" \
+	     "of $reps unmaps, on the machine above."
+	echo
+	python3 "$top/scripts/bench-table.py" --qemu "$out/qemu"
+} >"$res/qemu-vs-upstream.md"
 fp_readme_splice qemu-bench "$res/qemu-vs-upstream.md"
 "$top/scripts/bench-dispatch.sh" "$out/kunit" "$out/kunit-nodebug" >/dev/null
