@@ -6,9 +6,14 @@
 #ifndef _EDU_BENCH_H
 #define _EDU_BENCH_H
 
+#include <linux/iommu.h>
 #include <linux/kernel.h>
 #include <linux/printk.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/timekeeping.h>
 
 #define EDU_BENCH_MAX_REPS	1000
 /* Series up to this long are also printed unit by unit, for pooling. */
@@ -19,6 +24,28 @@ static inline int edu_cmp_u64(const void *a, const void *b)
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+static noinline void edu_calib_step(u64 *x)
+{
+	WRITE_ONCE(*x, READ_ONCE(*x) * 31 + 7);
+}
+
+/*
+ * A fixed amount of plain guest work, no driver in it: how fast QEMU ran
+ * this guest just then.  Boots of one driver and of the other run at
+ * different host speeds on a shared host (a vCPU alone on a core, or
+ * not); their phases compare as multiples of this.
+ */
+static inline u64 edu_calib_ns(void)
+{
+	u64 t0, x = 0;
+	unsigned int i;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < 4096; i++)
+		edu_calib_step(&x);
+	return ktime_get_ns() - t0;
 }
 
 /*
@@ -42,6 +69,97 @@ static inline void edu_bench_report(u64 *ns, unsigned int reps, size_t size,
 	pr_info("fp-bench: size=%zu reps=%u median_ns=%llu p99_ns=%llu min_ns=%llu max_ns=%llu cmds=%llu syncs=%llu\n",
 		size, reps, ns[reps / 2], ns[(reps * 99) / 100], ns[0],
 		ns[reps - 1], cmds, syncs);
+}
+
+/*
+ * Map @size of 4K pages at @iova, identity, one iommu_map() a page: a
+ * scatter-gather list of scattered pages (one call for the range would
+ * use 2 MiB blocks, and there would be no tables to free).
+ */
+static inline int edu_bench_map(struct iommu_domain *dom, unsigned long iova,
+				size_t size)
+{
+	unsigned long off;
+	int ret;
+
+	for (off = 0; off < size; off += SZ_4K) {
+		ret = iommu_map(dom, iova + off, iova + off, SZ_4K,
+				IOMMU_READ | IOMMU_WRITE, GFP_KERNEL);
+		if (ret) {
+			iommu_unmap(dom, iova, off);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* The phases edu_bench_phases() times, each a column of @reps. */
+enum {
+	EDU_PH_UNMAP,
+	EDU_PH_SYNC,
+	EDU_PH_FLUSH_ALL,
+	EDU_PH_CALIB,
+	EDU_PHASES
+};
+
+/*
+ * Where an unmap's time goes, the same way for flushpol's driver and the
+ * upstream one: iommu_unmap_fast() (io-pgtable's walk with the driver's
+ * unmap_pages and its leaf callbacks, and any command a walk sends) and
+ * then iommu_iotlb_sync() (the invalidation of the gathered leaves and
+ * the wait for it), timed apart; and iommu_flush_iotlb_all() of the
+ * empty domain, one command and one sync, the queue's round trip alone;
+ * and edu_calib_ns(), the speed of the host.  Medians of @reps, after one
+ * untimed pass for QEMU's translation.
+ */
+static inline int edu_bench_phases(struct iommu_domain *dom,
+				   unsigned long iova, size_t size,
+				   unsigned int reps)
+{
+	struct iommu_iotlb_gather gather;
+	u64 *ns, t0, t1, t2, med[EDU_PHASES];
+	unsigned int i, ph;
+	int ret = 0;
+
+	if (!reps || reps > EDU_BENCH_MAX_REPS)
+		return -EINVAL;
+	ns = kcalloc(reps * EDU_PHASES, sizeof(*ns), GFP_KERNEL);
+	if (!ns)
+		return -ENOMEM;
+	for (i = 0; i <= reps && !ret; i++) {
+		ret = edu_bench_map(dom, iova, size);
+		if (ret)
+			break;
+		iommu_iotlb_gather_init(&gather);
+		t0 = ktime_get_ns();
+		if (iommu_unmap_fast(dom, iova, size, &gather) != size)
+			ret = -EIO;
+		t1 = ktime_get_ns();
+		iommu_iotlb_sync(dom, &gather);
+		t2 = ktime_get_ns();
+		iommu_flush_iotlb_all(dom);
+		/* The first pass only warms QEMU's translation up. */
+		if (i) {
+			ns[EDU_PH_UNMAP * reps + i - 1] = t1 - t0;
+			ns[EDU_PH_SYNC * reps + i - 1] = t2 - t1;
+			ns[EDU_PH_FLUSH_ALL * reps + i - 1] =
+				ktime_get_ns() - t2;
+			ns[EDU_PH_CALIB * reps + i - 1] = edu_calib_ns();
+		}
+		cond_resched();
+	}
+	for (ph = 0; ph < EDU_PHASES && !ret; ph++) {
+		u64 *one = ns + (size_t)ph * reps;
+
+		sort(one, reps, sizeof(*one), edu_cmp_u64, NULL);
+		med[ph] = one[reps / 2];
+	}
+	if (!ret)
+		pr_info("fp-phase: size=%zu reps=%u unmap_fast_ns=%llu iotlb_sync_ns=%llu flush_all_ns=%llu calib_ns=%llu\n",
+			size, reps, med[EDU_PH_UNMAP], med[EDU_PH_SYNC],
+			med[EDU_PH_FLUSH_ALL], med[EDU_PH_CALIB]);
+	kfree(ns);
+	return ret;
 }
 
 #endif /* _EDU_BENCH_H */

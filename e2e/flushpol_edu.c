@@ -19,6 +19,8 @@
  *                     block is split), map that to B as 4K pages, DMA
  *   stress N          N rounds of check 2M, for policy switches under load
  *   bench SIZE REPS   time REPS unmaps of SIZE of 4K pages (no DMA)
+ *   phases SIZE REPS  the same, iommu_unmap_fast() and iommu_iotlb_sync()
+ *                     timed apart, and flush_iotlb_all (edu_bench.h)
  *   fault             DMA from an IOVA never mapped: must fault
  *   domains N         N more paging domains, each attached once and all
  *                     alive at the end: N ASIDs
@@ -328,22 +330,13 @@ static int edu_fault(struct edu *edu)
 /* Map @size of 4K pages, unmap it, and say how long the unmap took. */
 static int edu_map_unmap(struct edu *edu, size_t size, u64 *ns)
 {
-	unsigned long off;
 	u64 t0;
 	int ret;
 
-	/*
-	 * Identity-mapped, as scattered 4K pages: the benchmark never lets
-	 * the device DMA.
-	 */
-	for (off = 0; off < size; off += SZ_4K) {
-		ret = iommu_map(edu->dom, IOVA_TEST + off, IOVA_TEST + off,
-				SZ_4K, IOMMU_READ | IOMMU_WRITE, GFP_KERNEL);
-		if (ret) {
-			iommu_unmap(edu->dom, IOVA_TEST, off);
-			return ret;
-		}
-	}
+	/* Identity-mapped: the benchmark never lets the device DMA. */
+	ret = edu_bench_map(edu->dom, IOVA_TEST, size);
+	if (ret)
+		return ret;
 	t0 = ktime_get_ns();
 	if (iommu_unmap(edu->dom, IOVA_TEST, size) != size)
 		return -EIO;
@@ -454,6 +447,9 @@ static ssize_t run_store(struct device_driver *drv, const char *buf,
 	} else if (!strcmp(cmd, "bench") && n == 3 && a && a <= SZ_32M &&
 		   IS_ALIGNED(a, SZ_4K)) {
 		ret = edu_bench(edu, a, b);
+	} else if (!strcmp(cmd, "phases") && n == 3 && a && a <= SZ_32M &&
+		   IS_ALIGNED(a, SZ_4K)) {
+		ret = edu_bench_phases(edu->dom, IOVA_TEST, a, b);
 	} else if (!strcmp(cmd, "domains") && a && a <= 4096) {
 		ret = edu_domains(edu, a);
 	} else if (!strcmp(cmd, "fault")) {

@@ -16,6 +16,8 @@
  *   bench SIZE REPS   time REPS unmaps of SIZE of 4K pages, print
  *                     "fp-bench:" as flushpol_edu does (cmds and syncs
  *                     unknown here: 0)
+ *   phases SIZE REPS  the same, iommu_unmap_fast() and iommu_iotlb_sync()
+ *                     timed apart, and flush_iotlb_all (edu_bench.h)
  *   once SIZE         one untimed map and unmap of SIZE, for counting
  *   mark              iommu_flush_iotlb_all() twice: CMD_TLBI_NH_ASID,
  *                     CMD_SYNC, CMD_TLBI_NH_ASID, CMD_SYNC, which no unmap
@@ -45,34 +47,13 @@ struct edu_up {
 
 static struct edu_up *the_edu;
 
-static int edu_map_pages(struct edu_up *edu, size_t size)
-{
-	unsigned long off;
-	int ret;
-
-	/*
-	 * One call per page: iommu_map() of the whole range, or
-	 * iommu_map_sg() of physically contiguous pages, would use 2 MiB
-	 * blocks where it can, and there would be no tables to free.
-	 */
-	for (off = 0; off < size; off += SZ_4K) {
-		ret = iommu_map(edu->dom, IOVA_TEST + off, IOVA_TEST + off,
-				SZ_4K, IOMMU_READ | IOMMU_WRITE, GFP_KERNEL);
-		if (ret) {
-			iommu_unmap(edu->dom, IOVA_TEST, off);
-			return ret;
-		}
-	}
-	return 0;
-}
-
 /* Map @size of 4K pages, unmap it, and say how long the unmap took. */
 static int edu_map_unmap(struct edu_up *edu, size_t size, u64 *ns)
 {
 	u64 t0;
 	int ret;
 
-	ret = edu_map_pages(edu, size);
+	ret = edu_bench_map(edu->dom, IOVA_TEST, size);
 	if (ret)
 		return ret;
 	t0 = ktime_get_ns();
@@ -124,6 +105,9 @@ static ssize_t run_store(struct device_driver *drv, const char *buf,
 	if (!strcmp(cmd, "bench") && n == 3 && a && a <= SZ_32M &&
 	    IS_ALIGNED(a, SZ_4K)) {
 		ret = edu_bench(edu, a, b);
+	} else if (!strcmp(cmd, "phases") && n == 3 && a && a <= SZ_32M &&
+		   IS_ALIGNED(a, SZ_4K)) {
+		ret = edu_bench_phases(edu->dom, IOVA_TEST, a, b);
 	} else if (!strcmp(cmd, "once") && n >= 2 && a && a <= SZ_32M &&
 		   IS_ALIGNED(a, SZ_4K)) {
 		u64 ns;

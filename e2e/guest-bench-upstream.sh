@@ -11,6 +11,7 @@
 #   FP_BENCH_COUNT=1  instead, one unmap per size between two marks (an
 #                     iommu_flush_iotlb_all), for a boot with QEMU tracing
 #                     the commands the SMMU consumes
+#   FP_BENCH_PHASES=1  instead, where the time goes, as guest-bench.sh
 set -eu
 
 drv=/sys/bus/pci/drivers/flushpol_edu_upstream
@@ -23,14 +24,13 @@ ln -sf /bin/busybox /sbin/modprobe
 # Through the kernel log, as the module's results are: on the console our
 # own stdout and printk may come out in either order.
 label() { echo "$*" > /dev/kmsg; }
+fail() { echo "bench: $*"; exit 1; }
+# shellcheck source=e2e/guest-lib.sh
+. /guest-lib.sh
+bound() { ls -d "$drv"/0000:* >/dev/null 2>&1; }
 
 modprobe flushpol_edu_upstream
-i=0
-while ! ls -d "$drv"/0000:* >/dev/null 2>&1; do
-	i=$((i + 1))
-	[ $i -lt 300 ] || { echo "bench: edu never bound"; exit 1; }
-	sleep 0.1
-done
+fp_wait "edu never bound" bound
 dev=$(ls -d "$drv"/0000:*)
 echo "bench: $(basename "$dev") in iommu group" \
 	"$(basename "$(readlink "$dev/iommu_group")")"
@@ -42,6 +42,11 @@ if [ "${FP_BENCH_COUNT:-0}" = 1 ]; then
 		echo "once $size" > "$drv/run"
 	done
 	echo mark > "$drv/run"
+elif [ "${FP_BENCH_PHASES:-0}" = 1 ]; then
+	for size in 4096 65536 1048576; do
+		label "bench: phases policy=upstream"
+		echo "phases $size $reps" > "$drv/run"
+	done
 else
 	round=1
 	while [ $round -le "$rounds" ]; do

@@ -9,7 +9,8 @@
 # FP_BENCH_REPS unmaps (from the kernel command line; default 25) per
 # policy and size, in FP_BENCH_ROUNDS rounds (default 1).  The policies
 # take turns at each size, so that a slow spell of the host falls on all
-# of them alike.
+# of them alike.  With FP_BENCH_PHASES=1, instead, where the time of the
+# sizes below 2M goes ("phases" of flushpol_edu), with range invalidation.
 set -eu
 
 drv=/sys/bus/pci/drivers/flushpol_edu
@@ -30,6 +31,18 @@ for ril in 1 0; do
 	ctx=/sys/kernel/flushpol/contexts/$(cat $drv/context)
 	policies="va asid threshold"
 	[ $ril = 1 ] && policies="va range asid threshold"
+	if [ "${FP_BENCH_PHASES:-0}" = 1 ]; then
+		[ $ril = 1 ] || { rmmod flushpol_edu; continue; }
+		for size in 4096 65536 1048576; do
+			for p in va range; do
+				echo "$p" > "$ctx/policy"
+				label "bench: phases policy=$p"
+				echo "phases $size $reps" > $run
+			done
+		done
+		rmmod flushpol_edu
+		continue
+	fi
 	round=1
 	while [ $round -le "$rounds" ]; do
 		for size in 4096 65536 1048576 2097152 12582912 16777216 \

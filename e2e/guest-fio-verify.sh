@@ -28,24 +28,17 @@ secs=${FP_VERIFY_TIME:-20}
 hold=${FP_VERIFY_POLICY:-}
 smmu=${FP_VERIFY_SMMU:-flushpol}
 fail() { echo "fio-verify: FAIL: $*"; exit 1; }
+# shellcheck source=e2e/guest-lib.sh
+. /guest-lib.sh
 
 # The NVMe's context: the one its default domain made when nvme bound.
 newctx()
 {
-	for c in /sys/kernel/flushpol/contexts/*; do
-		[ -e "$c" ] || continue
-		grep -qxF "${c##*/}" /tmp/ctx.before || ctx=$c
-	done
+	ctx=$(fp_contexts_new)
+	[ -z "$ctx" ] || ctx=/sys/kernel/flushpol/contexts/${ctx##* }
 }
 
-ls /sys/kernel/flushpol/contexts > /tmp/ctx.before 2>/dev/null || true
-modprobe nvme
-i=0
-while [ ! -b /dev/nvme0n1 ]; do
-	i=$((i + 1))
-	[ $i -lt 300 ] || fail "no /dev/nvme0n1"
-	sleep 0.1
-done
+fp_nvme_up
 nvme=$(readlink -f /sys/block/nvme0n1/device/device)
 echo "fio-verify: smmu=$smmu nvme ${nvme##*/}," \
      "domain $(cat "$nvme/iommu_group/type" 2>/dev/null || echo none)"

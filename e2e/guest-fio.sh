@@ -29,14 +29,14 @@ jobs=${FP_FIO_JOBS:-rr4k sr128k sr1m rw4k sw128k sw1m}
 t=${FP_FIO_TIME:-3}
 ramp=${FP_FIO_RAMP:-1}
 fail() { echo "fio: FAIL: $*"; exit 1; }
+# shellcheck source=e2e/guest-lib.sh
+. /guest-lib.sh
 
 # The NVMe's context: the one its default domain made when nvme bound.
 newctx()
 {
-	for c in /sys/kernel/flushpol/contexts/*; do
-		[ -e "$c" ] || continue
-		grep -qxF "${c##*/}" /tmp/ctx.before || ctx=$c
-	done
+	ctx=$(fp_contexts_new)
+	[ -z "$ctx" ] || ctx=/sys/kernel/flushpol/contexts/${ctx##* }
 }
 
 # fio's arguments for job $1.
@@ -53,14 +53,7 @@ job_args()
 	esac
 }
 
-ls /sys/kernel/flushpol/contexts > /tmp/ctx.before 2>/dev/null || true
-modprobe nvme
-i=0
-while [ ! -b /dev/nvme0n1 ]; do
-	i=$((i + 1))
-	[ $i -lt 300 ] || fail "no /dev/nvme0n1"
-	sleep 0.1
-done
+fp_nvme_up
 nvme=$(readlink -f /sys/block/nvme0n1/device/device)
 group=$(readlink "$nvme/iommu_group" 2>/dev/null) || group=none
 echo "fio: smmu=$smmu nvme at ${nvme##*/}, iommu group ${group##*/}" \
@@ -77,16 +70,12 @@ else
 	policies=$smmu
 fi
 
+edu_bound() { ls -d "${mark%/run}"/0000:* >/dev/null 2>&1; }
 mark=
 if [ "${FP_FIO_MARK:-0}" = 1 ]; then
 	mark=/sys/bus/pci/drivers/flushpol_edu_upstream/run
 	modprobe flushpol_edu_upstream
-	i=0
-	while [ ! -e $mark ] || ! ls -d "${mark%/run}"/0000:* >/dev/null 2>&1; do
-		i=$((i + 1))
-		[ $i -lt 300 ] || fail "edu never bound"
-		sleep 0.1
-	done
+	fp_wait "edu never bound" edu_bound
 fi
 
 # field N of /sys/block/nvme0n1/stat

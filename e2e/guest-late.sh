@@ -7,15 +7,12 @@
 set -eu
 
 fail() { echo "late: FAIL: $*"; exit 1; }
+# shellcheck source=e2e/guest-lib.sh
+. /guest-lib.sh
 
 ! grep -q '^flushpol_smmuv3 ' /proc/modules || fail "flushpol_smmuv3 loaded early"
 modprobe nvme
-i=0
-while [ ! -e /sys/class/nvme/nvme0 ]; do
-	i=$((i + 1))
-	[ $i -lt 300 ] || fail "nvme never bound"
-	sleep 0.1
-done
+fp_wait "nvme never bound" test -e /sys/class/nvme/nvme0
 pci=$(readlink -f /sys/class/nvme/nvme0/device)
 [ ! -e "$pci/iommu_group" ] || fail "nvme has an IOMMU group before the driver loaded"
 modprobe flushpol_smmuv3

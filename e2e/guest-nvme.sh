@@ -17,6 +17,8 @@
 set -eu
 
 fail() { echo "nvme: FAIL: $*"; exit 1; }
+# shellcheck source=e2e/guest-lib.sh
+. /guest-lib.sh
 
 case " $(cat /proc/cmdline) " in
 *" iommu.passthrough=1 "*) mode=identity type=identity ;;
@@ -25,14 +27,7 @@ case " $(cat /proc/cmdline) " in
 esac
 echo "nvme: mode $mode"
 
-ls /sys/kernel/flushpol/contexts > /tmp/ctx.before
-modprobe nvme
-i=0
-while [ ! -b /dev/nvme0n1 ]; do
-	i=$((i + 1))
-	[ $i -lt 300 ] || fail "no /dev/nvme0n1"
-	sleep 0.1
-done
+fp_nvme_up
 pci=$(readlink -f /sys/class/nvme/nvme0/device)
 [ -e "$pci/iommu_group" ] || fail "${pci##*/} has no IOMMU group"
 group=$(readlink -f "$pci/iommu_group")
@@ -43,11 +38,7 @@ echo "nvme: ${pci##*/} in group ${group##*/}, type $t"
 	fail "${pci##*/} not under /sys/class/iommu/smmuv3.0/devices"
 
 # The context the NVMe's default domain made: the one that appeared.
-new=
-for c in $(ls /sys/kernel/flushpol/contexts); do
-	grep -qxF "$c" /tmp/ctx.before || new="$new $c"
-done
-new=${new# }
+new=$(fp_contexts_new)
 if [ $mode = identity ]; then
 	[ -z "$new" ] || fail "an identity domain made context $new"
 	ctx=
@@ -113,21 +104,12 @@ retype()
 {
 	bdf=${pci##*/}
 	echo "$bdf" > /sys/bus/pci/drivers/nvme/unbind
-	ls /sys/kernel/flushpol/contexts > /tmp/ctx.before
+	fp_contexts_mark
 	echo "$1" > "$group/type"
 	echo "$bdf" > /sys/bus/pci/drivers/nvme/bind
-	i=0
-	while [ ! -b /dev/nvme0n1 ]; do
-		i=$((i + 1))
-		[ $i -lt 300 ] || fail "no /dev/nvme0n1 after type $1"
-		sleep 0.1
-	done
+	fp_wait "no /dev/nvme0n1 after type $1" test -b /dev/nvme0n1
 	[ "$(cat "$group/type")" = "$1" ] || fail "type $(cat "$group/type"), wrote $1"
-	new=
-	for c in $(ls /sys/kernel/flushpol/contexts); do
-		grep -qxF "$c" /tmp/ctx.before || new="$new $c"
-	done
-	new=${new# }
+	new=$(fp_contexts_new)
 	roundtrip "type $1"
 	echo "nvme: group type $1: data intact, new context: ${new:-none}"
 }

@@ -13,7 +13,8 @@
 #   3. unmap latency on QEMU's SMMUv3 with Debian's arm64 kernel: every
 #      policy, through flushpol installed with DKMS, and the upstream
 #      in-tree arm-smmu-v3 driver through the IOMMU API, with QEMU's trace
-#      of upstream's commands from one more boot;
+#      of upstream's commands from one more boot (scripts/qemu/
+#      bench-upstream.sh, which also runs alone);
 #   4. throughput of fio on QEMU's NVMe through every policy, strict and
 #      lazy, against the upstream driver strict and lazy and bypass
 #      (scripts/qemu/fio-bench.sh: bench/results/fio.md and fio.png, and
@@ -105,32 +106,13 @@ FLUSHPOL_UML=$uml FLUSHPOL_OUT=$out/kunit-nodebug "$top/scripts/kunit.sh" \
 # The QEMU rig's own build tree, so that make check's is left alone.
 export FLUSHPOL_QEMU_OUT=$out/qemu
 eval "$("$qemu/prepare.sh")"
-log "3/5 QEMU: $rounds boots with flushpol's policies (DKMS into $KVER)," \
-    "each followed by one with the upstream arm-smmu-v3 driver"
-{ "$qemu/dkms-install.sh" && "$qemu/edu-module.sh"; } >"$out/build.log" 2>&1 ||
-	failed "$out/build.log"
-# Alternating boots, so that a slow spell of the host does not fall on one
-# side only.
-for r in $(seq "$rounds"); do
-	GUEST_APPEND="deferred_probe_timeout=1 FP_BENCH_REPS=$reps" \
-		"$qemu/run-guest.sh" "$top/e2e/guest-bench.sh" 3000 \
-		2>>"$out/qemu.log" || failed "$out/qemu.log"
-	cp "$out/qemu/run/guest-bench/console.log" "$out/qemu/flushpol-$r.log"
-	GUEST_IN_TREE_SMMU=1 GUEST_APPEND="FP_BENCH_REPS=$reps" \
-		"$qemu/run-guest.sh" "$top/e2e/guest-bench-upstream.sh" 1200 \
-		2>>"$out/qemu.log" || failed "$out/qemu.log"
-	cp "$out/qemu/run/guest-bench-upstream/console.log" \
-		"$out/qemu/upstream-$r.log"
-done
-
-# Tracing costs QEMU time per command: never in a timed boot.
-log "4/5 QEMU: the upstream arm-smmu-v3 driver, commands counted by QEMU"
-GUEST_IN_TREE_SMMU=1 GUEST_APPEND="FP_BENCH_COUNT=1" \
-QEMU_EXTRA="-trace smmuv3_cmdq_opcode -D $out/qemu/upstream.trace" \
-	"$qemu/run-guest.sh" "$top/e2e/guest-bench-upstream.sh" 600 \
-	2>>"$out/qemu.log" || failed "$out/qemu.log"
-cp "$out/qemu/run/guest-bench-upstream/console.log" \
-	"$out/qemu/upstream-count.log"
+# Steps 3 and 4 are scripts/qemu/bench-upstream.sh's, which also runs
+# alone: its consoles and trace stay in $out/qemu for bench-table.py.
+log "3-4/5 QEMU: $rounds boots with flushpol's policies (DKMS into $KVER)," \
+    "each followed by one with the upstream arm-smmu-v3 driver, and one" \
+    "with upstream's commands counted by QEMU"
+FP_BENCH_NO_TABLE=1 "$qemu/bench-upstream.sh" "$rounds" "$reps" \
+	2>"$out/bench-upstream.log" || failed "$out/bench-upstream.log"
 
 log "5/5 QEMU: fio on NVMe, every configuration, alternating rounds"
 FP_FIO_PREBUILT=1 "$qemu/fio-bench.sh" >"$out/fio.log" 2>&1 ||
@@ -160,4 +142,11 @@ gnuplot -e "png='$png'" "$out/latency.gp"
 cat "$md"
 log "wrote $md and $png"
 fp_readme_splice bench "$md"
+{
+	echo "Measured $(date -u +%F) by \`make bench\` at $rev, $rounds rounds" \
+	     "of $reps unmaps, on the machine above."
+	echo
+	python3 "$top/scripts/bench-table.py" --qemu "$out/qemu"
+} >"$res/qemu-vs-upstream.md"
+fp_readme_splice qemu-bench "$res/qemu-vs-upstream.md"
 "$top/scripts/bench-dispatch.sh" "$out/kunit" "$out/kunit-nodebug" >/dev/null

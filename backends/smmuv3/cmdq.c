@@ -311,13 +311,20 @@ static bool cmdq_lost_before(struct smmuv3_cmdq *cmdq, u64 rec_pos,
  * One CMD_SYNC, after a recovery if one is due or @recover: 0, -ETIMEDOUT,
  * or -EIO if a command before it was lost (dropped or refused) since the
  * last invalidation of everything.
+ *
+ * CMDQ_CONS is read once before @lock is dropped: an SMMU that consumes
+ * as soon as CMDQ_PROD moves (QEMU's model does so inside the write) has
+ * passed the CMD_SYNC by then, and the sync takes @lock, with interrupts
+ * off, once instead of three times (on QEMU, a command and its sync went
+ * from 2.4-2.9 to 2.1-2.3 us).  Only one look: the waiting itself is done
+ * without @lock.
  */
 static int cmdq_sync_once(struct smmuv3_cmdq *cmdq, bool recover,
 			  struct smmuv3_cmdq_budget *b)
 {
 	u64 cmd[CMD_DWORDS], pos, rec_pos, rec_nlost;
+	bool lost = false, done = false;
 	unsigned long flags;
-	bool lost;
 	int ret;
 
 	smmuv3_cmd_sync(cmd);
@@ -328,9 +335,17 @@ static int cmdq_sync_once(struct smmuv3_cmdq *cmdq, bool recover,
 	rec_pos = cmdq->recover_pos;
 	rec_nlost = cmdq->recover_nlost;
 	cmdq_publish(cmdq);
+	if (!ret) {
+		cmdq_update_cons(cmdq);
+		done = cmdq->cons > pos;
+		if (done)
+			lost = cmdq_lost_before(cmdq, rec_pos, rec_nlost, pos);
+	}
 	spin_unlock_irqrestore(&cmdq->lock, flags);
 	if (ret)
 		return ret;
+	if (done)
+		return lost ? -EIO : 0;
 
 	ret = cmdq_wait_cons(cmdq, pos + 1, b);
 	if (ret) {

@@ -6,7 +6,8 @@
 # Boots Debian's arm64 kernel in qemu-system-aarch64 -M virt,iommu=smmuv3
 # (TCG) with an initramfs of busybox, the modules dkms-install.sh staged
 # (/lib/modules/KVER/updates/dkms, modules.dep: modprobe works) and
-# GUEST_SCRIPT as /guest.sh, run through its #! line (give it "set -e").
+# GUEST_SCRIPT as /guest.sh, run through its #! line (give it "set -e"),
+# with e2e/guest-lib.sh beside it as /guest-lib.sh.
 # The in-tree SMMUv3 driver is kept off (initcall_blacklist), so the SMMU
 # is left for our own driver; -device edu is a PCI device behind it.
 # /init boots the way README's "Using flushpol_smmuv3 for a machine's
@@ -67,6 +68,7 @@ cp -a "$sysroot/." "$run/root/"
 cp "$BUSYBOX" "$run/root/bin/busybox"
 cp "$script" "$run/root/guest.sh"
 chmod 755 "$run/root/guest.sh"
+cp "$top/e2e/guest-lib.sh" "$run/root/guest-lib.sh"
 mkdir -p "$run/root/conf"
 early=flushpol_smmuv3
 [ "${GUEST_IN_TREE_SMMU:-0}" != 1 ] || early=

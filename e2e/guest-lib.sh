@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# What the guest scripts share (busybox sh): scripts/qemu/run-guest.sh puts
+# it at /guest-lib.sh, and a script sources it after defining its fail().
+
+# fp_wait WHAT COMMAND...: run COMMAND every 0.1 s until it succeeds;
+# after 30 s, fail WHAT.
+fp_wait()
+{
+	_what=$1
+	shift
+	_i=0
+	while ! "$@"; do
+		_i=$((_i + 1))
+		[ $_i -lt 300 ] || fail "$_what"
+		sleep 0.1
+	done
+}
+
+# Remember the flushpol contexts there are now, for fp_contexts_new.
+fp_contexts_mark()
+{
+	ls /sys/kernel/flushpol/contexts > /tmp/ctx.before 2>/dev/null || true
+}
+
+# The names of the contexts made since fp_contexts_mark, on one line.
+fp_contexts_new()
+{
+	_new=
+	for _c in /sys/kernel/flushpol/contexts/*; do
+		[ -e "$_c" ] || continue
+		grep -qxF "${_c##*/}" /tmp/ctx.before || _new="$_new ${_c##*/}"
+	done
+	echo "${_new# }"
+}
+
+# Load nvme, its default domain's context (if any) marked as new, and wait
+# for its namespace.
+fp_nvme_up()
+{
+	fp_contexts_mark
+	modprobe nvme
+	fp_wait "no /dev/nvme0n1" test -b /dev/nvme0n1
+}
