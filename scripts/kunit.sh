@@ -125,7 +125,8 @@ if [ "${1:-}" = --kcsan ]; then
 	kcsan=kcsan
 	out=${FLUSHPOL_OUT:-$top/build/kcsan-arm64}
 	suites=(flushpol_stress flushpol_switch flushpol_lifetime)
-	cmdline=("${arm64_args[@]}" "${arm64_full[@]}"
+	# allnoconfig turned KCSAN_EARLY_ENABLE off (kunit/arm64-kcsan.config)
+	cmdline=(kcsan.early_enable=1 "${arm64_args[@]}" "${arm64_full[@]}"
 		 flushpol_kunit.stress_max_pages=128
 		 "flushpol_kunit.stress_ops=${2:-${FP_KCSAN_STRESS_OPS:-60}}"
 		 "kunit.filter_glob=flushpol_[sl][twi]*")
