@@ -26,7 +26,8 @@
 #                                    in the KCSAN variant of the arm64
 #                                    kernel (scripts/arm64-kernel.sh
 #                                    kcsan): flushpol_stress, N cycles
-#                                    (FP_KCSAN_STRESS_OPS, 60), then
+#                                    (FP_KCSAN_STRESS_OPS, 60; unmaps of
+#                                    at most 2M), then
 #                                    flushpol_switch and flushpol_lifetime;
 #                                    a data race KCSAN reports is a splat
 set -euo pipefail
@@ -68,7 +69,7 @@ limit=900
 # each round (a case) once the cycles in flight when it is 30 s old have
 # ended, which they must by 105 s.  The arm64 run of make check runs it
 # small: FP_ARM64_STRESS_OPS cycles (24) in rounds of 4, unmaps of at
-# most 512K,
+# most 2M (stress_max_pages=128 is raised to its floor, 512 pages),
 # enough for the six workers, the busy device and the switchers to meet
 # on the same contexts on different CPUs, which UML cannot show; 0 leaves
 # it out.  Full size (make stress-arm64): unmaps of at most 4M, no 1G
@@ -114,7 +115,7 @@ if [ "${1:-}" = --stress ]; then
 fi
 # KCSAN (which excludes KASAN) in a kernel of its own: the suites whose
 # threads share a context.  KCSAN samples accesses that overlap in time,
-# so the stress runs at make check's arm64 size, unmaps of at most 512K
+# so the stress runs at make check's arm64 size, unmaps of at most 2M
 # (more unmaps, switches and device runs meet per minute of TCG than at
 # 4M), in rounds of 10 s.  One filter glob for the three suites:
 # flushpol_[s]t(ress), flushpol_[s]w(itch), flushpol_[l]i(fetime).
@@ -127,7 +128,7 @@ if [ "${1:-}" = --kcsan ]; then
 	suites=(flushpol_stress flushpol_switch flushpol_lifetime)
 	# allnoconfig turned KCSAN_EARLY_ENABLE off (kunit/arm64-kcsan.config)
 	cmdline=(kcsan.early_enable=1 "${arm64_args[@]}" "${arm64_full[@]}"
-		 flushpol_kunit.stress_max_pages=128
+		 flushpol_kunit.stress_max_pages=512
 		 "flushpol_kunit.stress_ops=${2:-${FP_KCSAN_STRESS_OPS:-60}}"
 		 "kunit.filter_glob=flushpol_[sl][twi]*")
 	limit=$((3 * 3600))
