@@ -19,8 +19,17 @@
 #                                    first /init's module lifetime checks,
 #                                    36 rounds
 #   kunit.sh [--arch A] --stress [N] flushpol_stress alone, N cycles
-#                                    (10^5), and the lifetime checks with
+#                                    (10^5; arm64: FP_ARM64_STRESS_TOTAL,
+#                                    400), and the lifetime checks with
 #                                    100 rounds
+#   kunit.sh --arch arm64 --kcsan [N]
+#                                    in the KCSAN variant of the arm64
+#                                    kernel (scripts/arm64-kernel.sh
+#                                    kcsan): flushpol_stress, N cycles
+#                                    (FP_KCSAN_STRESS_OPS, 60; unmaps of
+#                                    at most 2M), then
+#                                    flushpol_switch and flushpol_lifetime;
+#                                    a data race KCSAN reports is a splat
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,20 +65,30 @@ limit=900
 # at run time in that kernel) sees the KUnit runner, which waits for each
 # case uninterruptibly: every case must end well within 120 s of guest
 # time on a loaded 2-core host.  A policy switch (an RCU grace period)
-# takes about 100 ms there: fewer lifetime rounds.  flushpol_stress does
-# not fit: under the load of this 2-core host, a round of 40 cycles of at
-# most 4M took 247 s, its slowest 2M unmap 144 s (six workers, the busy
-# device and two switchers, all on the TLB model's one lock, under TCG
-# with KASAN and lockdep).  So the arm64 run of make check runs it small:
-# FP_ARM64_STRESS_OPS cycles (24) in rounds of 4, unmaps of at most 512K,
+# takes about 100 ms there: fewer lifetime rounds.  flushpol_stress ends
+# each round (a case) once the cycles in flight when it is 30 s old have
+# ended, which they must by 105 s.  The arm64 run of make check runs it
+# small: FP_ARM64_STRESS_OPS cycles (24) in rounds of 4, unmaps of at
+# most 2M (stress_max_pages=128 is raised to its floor, 512 pages),
 # enough for the six workers, the busy device and the switchers to meet
 # on the same contexts on different CPUs, which UML cannot show; 0 leaves
-# it out.  make stress-arm64: rounds of 40, unmaps of at most 4M, no 1G
-# block (its walk flush is 262144 model commands under va; UML runs it).
-arm64_args=(flushpol_kunit.stress_round_ops=40
-	    flushpol_kunit.stress_max_pages=1024
+# it out.  Full size (make stress-arm64): unmaps of at most 4M, no 1G
+# block (its walk flush is 262144 model commands under va; UML
+# runs it).
+arm64_args=(flushpol_kunit.stress_max_pages=1024
 	    flushpol_kunit.stress_giant=0
 	    flushpol_kunit.lifetime_rounds=6)
+# At full size, what stopped it was RCU's stall detector (21 s): on this
+# loaded host, QEMU's vCPU threads wait for a host CPU, and a worker
+# waits the longer for the TLB model's one lock, which each of the nine
+# threads takes per command, from inside a policy's RCU read section
+# (seen: fp_stress/0 in queued_spin_lock_slowpath from fpm_issue, its
+# read section 26 s old, 67 s into a 247 s round; a 4M unmap took
+# 111 s).  So at full size rounds start cycles for 10 s, leaving 95 s to
+# the cycles in flight, and a reader may take as long as a cycle may:
+# 110 s, past the round's bound of 105 s.
+arm64_full=(flushpol_kunit.stress_round_secs=10
+	    rcupdate.rcu_cpu_stall_timeout=110)
 if [ "$arch" = arm64 ]; then
 	cmdline=("${arm64_args[@]}"
 		 flushpol_kunit.stress_round_ops=4
@@ -85,11 +104,34 @@ fi
 if [ "${1:-}" = --stress ]; then
 	out=${FLUSHPOL_OUT:-$top/build/stress${arch#um}}
 	suites=(flushpol_stress)
-	cmdline=("flushpol_kunit.stress_ops=${2:-100000}"
+	# Under TCG a cycle costs about 100 times what it does in UML.
+	ops=100000
+	[ "$arch" = um ] || ops=${FP_ARM64_STRESS_TOTAL:-400}
+	cmdline=("flushpol_kunit.stress_ops=${2:-$ops}"
 		 kunit.filter_glob=flushpol_stress)
-	[ "$arch" = um ] || cmdline+=("${arm64_args[@]}")
+	[ "$arch" = um ] || cmdline+=("${arm64_args[@]}" "${arm64_full[@]}")
 	init_args=(@lifetime:100)
 	limit=$((6 * 3600))
+fi
+# KCSAN (which excludes KASAN) in a kernel of its own: the suites whose
+# threads share a context.  KCSAN samples accesses that overlap in time,
+# so the stress runs at make check's arm64 size, unmaps of at most 2M
+# (more unmaps, switches and device runs meet per minute of TCG than at
+# 4M), in rounds of 10 s.  One filter glob for the three suites:
+# flushpol_[s]t(ress), flushpol_[s]w(itch), flushpol_[l]i(fetime).
+kcsan=
+if [ "${1:-}" = --kcsan ]; then
+	[ "$arch" = arm64 ] ||
+		{ echo "kunit: --kcsan needs --arch arm64" >&2; exit 1; }
+	kcsan=kcsan
+	out=${FLUSHPOL_OUT:-$top/build/kcsan-arm64}
+	suites=(flushpol_stress flushpol_switch flushpol_lifetime)
+	# allnoconfig turned KCSAN_EARLY_ENABLE off (kunit/arm64-kcsan.config)
+	cmdline=(kcsan.early_enable=1 "${arm64_args[@]}" "${arm64_full[@]}"
+		 flushpol_kunit.stress_max_pages=512
+		 "flushpol_kunit.stress_ops=${2:-${FP_KCSAN_STRESS_OPS:-60}}"
+		 "kunit.filter_glob=flushpol_[sl][twi]*")
+	limit=$((3 * 3600))
 fi
 
 # More of the kernel command line, from the caller (make bench:
@@ -122,7 +164,7 @@ if [ "$arch" = um ]; then
 	kmake=(make -s -C "$src" O="$kernel" ARCH=um)
 	cc=gcc
 else
-	kernel=$("$top/scripts/arm64-kernel.sh")
+	kernel=$("$top/scripts/arm64-kernel.sh" $kcsan)
 	kmake=(make -s -C "$src" O="$kernel" ARCH=arm64
 	       CROSS_COMPILE=aarch64-linux-gnu-)
 	cc=aarch64-linux-gnu-gcc
@@ -185,8 +227,10 @@ log "boot to power-off: $(( $(date +%s) - start )) s"
 # otherwise have to expect in front of "ok".
 tr -d '\r' < "$out/console.log" | sed -n '/FLUSHPOL-BEGIN/,$p' |
 	sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' > "$out/ktap.log"
-# KASAN reports start "BUG: KASAN:"; kmemleak's are read by /init.
+# KASAN reports start "BUG: KASAN:", KCSAN's "BUG: KCSAN:" (a data race,
+# or an assertion); kmemleak's are read by /init.
 splat="WARNING:|BUG:|Oops|INFO: (possible|suspicious)|lockdep|UBSAN|KASAN"
+splat+="|KCSAN"
 splat+="|detected stalls?|soft lockup|blocked for more than|general protection"
 if grep -qE "$splat" "$out/ktap.log"; then
 	grep -nE -A20 "$splat|INFO: " "$out/ktap.log" >&2
