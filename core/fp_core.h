@@ -31,7 +31,7 @@ struct fp_context {
 	char name[32];
 	struct fp_context_cfg cfg;
 	struct fp_policy __rcu *policy;
-	/* Serialises policy switches; dispatch only takes rcu_read_lock(). */
+	/* Serialises policy switches; dispatch only pins (dispatch.c). */
 	struct mutex lock;
 	unsigned int threshold;
 	struct fp_stats __percpu *stats;
@@ -192,6 +192,7 @@ int fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg);
 
 /* dispatch.c */
 extern const struct iommu_flush_ops fp_flush_ops;
+void fp_policy_wait_calls(void);
 void fp_dispatch_gather(struct fp_context *ctx,
 			const struct iommu_iotlb_gather *gather,
 			struct fp_call *c, bool early);
