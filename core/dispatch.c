@@ -44,12 +44,14 @@
 DEFINE_STATIC_SRCU(fp_policy_srcu);
 
 static struct fp_policy *fp_policy_pin(struct fp_context *ctx, int *idx)
+	__acquires(&fp_policy_srcu)
 {
 	*idx = srcu_read_lock(&fp_policy_srcu);
 	return srcu_dereference(ctx->policy, &fp_policy_srcu);
 }
 
 static void fp_policy_unpin(int idx)
+	__releases(&fp_policy_srcu)
 {
 	srcu_read_unlock(&fp_policy_srcu, idx);
 }
