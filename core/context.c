@@ -196,12 +196,8 @@ int fp_context_set_policy(struct fp_context *ctx, const char *name)
 	mutex_unlock(&ctx->lock);
 	mutex_unlock(&fp_contexts_lock);
 
-	/*
-	 * A policy module's code may still run on other CPUs until now (a
-	 * built-in policy's may run on, outside RCU: it lives as long as
-	 * this module; see dispatch.c).
-	 */
-	synchronize_rcu();
+	/* Calls into @old may still run on other CPUs until now (dispatch.c). */
+	fp_policy_wait_calls();
 	fp_policy_put(old);
 	return 0;
 }

@@ -15,6 +15,12 @@
  * interrupted as `current`; the pair (task, interrupt level) is one
  * context of execution, which no other context shares.
  *
+ * The steps every unmap takes (starting its record, finding it from a
+ * leaf, marking a leaf, asking whether its gather is covered) are inline
+ * in fp_core.h: each is a few loads and stores into the record, and an
+ * out-of-line call (or a zeroing of the whole record) cost the 4K unmap
+ * more than they do.  The invariants below hold them all.
+ *
  * Invariants, each to be checked against the line that relies on it:
  *
  * R1 fp_cur_call is written only by fp_call_enter()/fp_call_leave(), with
@@ -107,19 +113,10 @@ static unsigned long fp_irq_level(void)
 /*
  * What marks a call's own gather (R3): its freelist, which io-pgtable-arm
  * and -v7s never touch (they free tables themselves), and which never
- * leaves flushpol (fp_unmap() hands on only the range).
+ * leaves flushpol (fp_unmap() hands on only the range).  fp_call_begin()
+ * sets it, fp_call_of_gather() looks for it (fp_core.h).
  */
-static struct list_head fp_call_gather_mark;
-
-void fp_call_begin(struct fp_context *ctx, struct fp_call *c,
-		   const struct iommu_iotlb_gather *outer)
-{
-	*c = (struct fp_call) { .ctx = ctx };
-	iommu_iotlb_gather_init(&c->gather);
-	c->gather.queued = outer && outer->queued;
-	c->gather.freelist.next = &fp_call_gather_mark;
-	c->gather.freelist.prev = &fp_call_gather_mark;
-}
+struct list_head fp_call_gather_mark;
 
 /* Make @c this CPU's current call (R1, R2). */
 void fp_call_enter(struct fp_call *c)
@@ -144,17 +141,6 @@ void fp_call_leave(struct fp_call *c)
 		__this_cpu_write(fp_cur_call, c->restore);
 	preempt_enable();
 	migrate_enable();
-}
-
-/*
- * The call whose own gather @gather is, if any (R3): found by the gather
- * itself, not the slot, so that no leaf escapes its call's record.
- */
-struct fp_call *fp_call_of_gather(struct iommu_iotlb_gather *gather)
-{
-	if (gather->freelist.next != &fp_call_gather_mark)
-		return NULL;
-	return container_of(gather, struct fp_call, gather);
 }
 
 /* The call of the context running this walk, if any (R3, R4). */
@@ -209,23 +195,6 @@ void fp_cov_walk_done(struct fp_call *c, int token, unsigned long iova,
 		c->walk_end = iova + size;
 		c->walk_size = size;
 	}
-}
-
-/* G: whether every leaf of @c's gather is covered, by W or by C. */
-bool fp_cov_covered(struct fp_call *c)
-{
-	if (c->stale)
-		return false;
-	return !c->marked ||
-	       atomic64_read(&c->ctx->flushes.done) > c->mark;
-}
-
-/* @c's gather was emptied: no leaf state left (G). */
-void fp_cov_reset(struct fp_call *c)
-{
-	c->stale = false;
-	c->marked = false;
-	c->walk_leaves = 0;
 }
 
 void fp_cov_sync_failed(struct fp_context *ctx)

@@ -9,41 +9,64 @@
 #define pr_fmt(fmt) "flushpol: " fmt
 
 #include <linux/ratelimit.h>
+#include <linux/srcu.h>
 
 #include "fp_core.h"
 #include "fp_trace.h"
 
 /*
- * Which policy to call, and whether the call needs an RCU read section.
+ * Which policy to call, and what keeps it alive during the call.
  *
- * A policy module may go away once a grace period after a switch away
- * from it (fp_context_set_policy()), so a call into one is made inside an
- * RCU read section, for as long as the call takes.  The built-in policies
- * live in this module, which outlives every context: a call into one
- * needs no read section, and is made outside any.  One policy call may
- * send hundreds of thousands of commands and wait for their sync (va
- * freeing a table of 1G: 262144), which inside a read section holds up
- * every grace period on the machine for as long (an RCU stall in the
- * arm64 test kernel under TCG, 28 s).  A policy module's calls still
- * hold one for as long as they take: what a module sends per call is its
- * own to keep short (threshold: at most its threshold, by VA or range).
+ * Every policy call, built-in or in a module, is made the same way: the
+ * context's policy pointer is read once, inside a read section of
+ * fp_policy_srcu, which is held until the call returns, and the switch
+ * (fp_context_set_policy()) waits for every such section with
+ * synchronize_srcu() before it drops its reference to the old policy's
+ * module.  So a policy module cannot be unloaded while one of its calls is
+ * running, and the pointer a call reads is the one it runs.
  *
- * fp_policy_builtin() returns the current policy if it is a built-in one,
- * decided inside a read section (a policy module's struct may be gone
- * right after it); NULL otherwise, and the caller takes the read section
- * and dereferences again (and may then find a built-in one, which is as
- * good).
+ * SRCU, not RCU: one policy call may send hundreds of thousands of
+ * commands and wait for their sync (va freeing a table of 1G: 262144),
+ * which inside an RCU read section holds up every grace period on the
+ * machine for as long (an RCU stall in the arm64 test kernel under TCG,
+ * 28 s).  An SRCU read section holds up only the grace periods of
+ * fp_policy_srcu, which only a policy switch waits for.  Its read side
+ * writes only this CPU's counters (tree SRCU) or nothing shared at all
+ * (tiny SRCU, uniprocessor): no cache line bounces between CPUs
+ * unmapping at once.  A read section may be taken from interrupts too
+ * (flush_iotlb_all from a lazy flush timer), never from NMI.
+ *
+ * One section per walk flush, gather and context flush: never per leaf,
+ * and the policy itself runs outside any RCU read section, as long as it
+ * does not take one itself.  Policies must still not sleep: they are
+ * called wherever io-pgtable and the IOMMU core unmap, spinlocks held.
  */
-static struct fp_policy *fp_policy_builtin(struct fp_context *ctx)
-{
-	struct fp_policy *pol;
+DEFINE_STATIC_SRCU(fp_policy_srcu);
 
-	rcu_read_lock();
-	pol = rcu_dereference(ctx->policy);
-	if (pol->owner != THIS_MODULE)
-		pol = NULL;
-	rcu_read_unlock();
-	return pol;
+static struct fp_policy *fp_policy_pin(struct fp_context *ctx, int *idx)
+	__acquires(&fp_policy_srcu)
+{
+	*idx = srcu_read_lock(&fp_policy_srcu);
+	return srcu_dereference(ctx->policy, &fp_policy_srcu);
+}
+
+static void fp_policy_unpin(int idx)
+	__releases(&fp_policy_srcu)
+{
+	srcu_read_unlock(&fp_policy_srcu, idx);
+}
+
+/**
+ * fp_policy_wait_calls() - wait for every policy call in flight to return
+ *
+ * Once it returns, a policy no longer any context's can be released: no
+ * call into it is running, and none can start.
+ *
+ * Context: process context; may sleep.
+ */
+void fp_policy_wait_calls(void)
+{
+	synchronize_srcu(&fp_policy_srcu);
 }
 
 static void fp_call_walk(struct fp_context *ctx, struct fp_policy *pol,
@@ -58,21 +81,15 @@ static void fp_dispatch_walk(struct fp_context *ctx, unsigned long iova,
 {
 	struct fp_policy *pol;
 	struct fp_call *c;
-	int token;
+	int token, idx;
 
 	c = fp_cov_walk_begin(ctx, size, granule, &token);
 	fp_stat_add(ctx, FP_STAT_WALKS, 1);
 	fp_stat_add(ctx, FP_STAT_PAGES, size / granule);
 
-	pol = fp_policy_builtin(ctx);
-	if (pol) {
-		fp_call_walk(ctx, pol, iova, size, granule);
-	} else {
-		rcu_read_lock();
-		fp_call_walk(ctx, rcu_dereference(ctx->policy), iova, size,
-			     granule);
-		rcu_read_unlock();
-	}
+	pol = fp_policy_pin(ctx, &idx);
+	fp_call_walk(ctx, pol, iova, size, granule);
+	fp_policy_unpin(idx);
 
 	if (c)
 		fp_cov_walk_done(c, token, iova, size);
@@ -112,20 +129,16 @@ void fp_dispatch_gather(struct fp_context *ctx,
 	};
 	unsigned long pages = fp_gather_pages(gather);
 	struct fp_policy *pol;
+	int idx;
 
 	if (c)
 		pages -= c->walk_leaves;
 	if (pages)
 		fp_stat_add(ctx, FP_STAT_PAGES, pages);
 
-	pol = fp_policy_builtin(ctx);
-	if (pol) {
-		fp_call_gather(ctx, pol, gather, &fg);
-	} else {
-		rcu_read_lock();
-		fp_call_gather(ctx, rcu_dereference(ctx->policy), gather, &fg);
-		rcu_read_unlock();
-	}
+	pol = fp_policy_pin(ctx, &idx);
+	fp_call_gather(ctx, pol, gather, &fg);
+	fp_policy_unpin(idx);
 }
 
 static void fp_tlb_flush_walk(unsigned long iova, size_t size, size_t granule,
@@ -209,15 +222,10 @@ static void fp_call_flush_all(struct fp_context *ctx, struct fp_policy *pol)
  */
 void fp_flush_iotlb_all(struct fp_context *ctx)
 {
-	struct fp_policy *pol = fp_policy_builtin(ctx);
+	int idx;
 
-	if (pol) {
-		fp_call_flush_all(ctx, pol);
-	} else {
-		rcu_read_lock();
-		fp_call_flush_all(ctx, rcu_dereference(ctx->policy));
-		rcu_read_unlock();
-	}
+	fp_call_flush_all(ctx, fp_policy_pin(ctx, &idx));
+	fp_policy_unpin(idx);
 }
 EXPORT_SYMBOL_GPL(fp_flush_iotlb_all);
 

@@ -31,7 +31,7 @@ struct fp_context {
 	char name[32];
 	struct fp_context_cfg cfg;
 	struct fp_policy __rcu *policy;
-	/* Serialises policy switches; dispatch only takes rcu_read_lock(). */
+	/* Serialises policy switches; dispatch only pins (dispatch.c). */
 	struct mutex lock;
 	unsigned int threshold;
 	struct fp_stats __percpu *stats;
@@ -104,18 +104,73 @@ static inline bool fp_gather_early(const struct iommu_iotlb_gather *gather)
 	return container_of(gather, struct fp_gather, g)->early;
 }
 
-void fp_call_begin(struct fp_context *ctx, struct fp_call *c,
-		   const struct iommu_iotlb_gather *outer);
+extern struct list_head fp_call_gather_mark;
+
 void fp_call_enter(struct fp_call *c);
 void fp_call_leave(struct fp_call *c);
-struct fp_call *fp_call_of_gather(struct iommu_iotlb_gather *gather);
 struct fp_call *fp_cov_walk_begin(struct fp_context *ctx, size_t size,
 				  size_t granule, int *token);
 void fp_cov_walk_done(struct fp_call *c, int token, unsigned long iova,
 		      size_t size);
-bool fp_cov_covered(struct fp_call *c);
-void fp_cov_reset(struct fp_call *c);
 void fp_cov_sync_failed(struct fp_context *ctx);
+
+/*
+ * Start @c, an fp_unmap() call's record, empty: every field that a leaf,
+ * a walk or the end of the call reads, stored one by one (a whole-record
+ * zeroing is a rep stos on x86, whose start-up alone cost the 4K unmap
+ * more than the rest of the record).  Its gather is marked as a call's
+ * own (coverage.c, R3).  task, irq and restore are fp_call_enter()'s.
+ */
+static inline void fp_call_begin(struct fp_context *ctx, struct fp_call *c,
+				 const struct iommu_iotlb_gather *outer)
+{
+	c->gather.start = ULONG_MAX;
+	c->gather.end = 0;
+	c->gather.pgsize = 0;
+	c->gather.queued = outer && outer->queued;
+	c->gather.freelist.next = &fp_call_gather_mark;
+	c->gather.freelist.prev = &fp_call_gather_mark;
+	c->ctx = ctx;
+	c->task = NULL;
+	c->irq = 0;
+	c->restore = NULL;
+	c->walk_start = 0;
+	c->walk_end = 0;
+	c->walk_size = 0;
+	c->walk_leaves = 0;
+	c->stale = false;
+	c->marked = false;
+	c->mark = 0;
+}
+
+/*
+ * The call whose own gather @gather is, if any (R3): found by the gather
+ * itself, not the slot, so that no leaf escapes its call's record.
+ */
+static inline struct fp_call *
+fp_call_of_gather(struct iommu_iotlb_gather *gather)
+{
+	if (gather->freelist.next != &fp_call_gather_mark)
+		return NULL;
+	return container_of(gather, struct fp_call, gather);
+}
+
+/* G: whether every leaf of @c's gather is covered, by W or by C. */
+static inline bool fp_cov_covered(struct fp_call *c)
+{
+	if (c->stale)
+		return false;
+	return !c->marked ||
+	       atomic64_read(&c->ctx->flushes.done) > c->mark;
+}
+
+/* @c's gather was emptied: no leaf state left (G). */
+static inline void fp_cov_reset(struct fp_call *c)
+{
+	c->stale = false;
+	c->marked = false;
+	c->walk_leaves = 0;
+}
 
 /*
  * A leaf was gathered into @c's gather: a compare, and a store into the
@@ -137,6 +192,7 @@ int fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg);
 
 /* dispatch.c */
 extern const struct iommu_flush_ops fp_flush_ops;
+void fp_policy_wait_calls(void);
 void fp_dispatch_gather(struct fp_context *ctx,
 			const struct iommu_iotlb_gather *gather,
 			struct fp_call *c, bool early);

@@ -94,8 +94,10 @@ size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
 {
 	unsigned long bitmap = io_pgtable_ops_to_pgtable(ops)->cfg.pgsize_bitmap;
 	unsigned long min_pagesz = bitmap ? BIT(__ffs(bitmap)) : 0;
-	struct fp_call call;
+	/* Initialised whole by fp_call_begin(): not twice (INIT_STACK_ALL). */
+	struct fp_call call __uninitialized;
 	size_t unmapped = 0;
+	bool counted;
 
 	/* fp_unmap_pgsize() would reach __fls(0). */
 	if (!min_pagesz || !IS_ALIGNED(iova | size, min_pagesz)) {
@@ -103,30 +105,34 @@ size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
 			     ctx->name, iova, size, min_pagesz);
 		return 0;
 	}
+	/*
+	 * Out of the footprint before any flush is decided: these entries go
+	 * whatever the policy does (estimate.c).  Once per call, and only
+	 * once fp_map() counts anything (before, the count means nothing and
+	 * adaptive assumes the TLB full): under UML a per-CPU add saves and
+	 * restores the interrupt state, 2 ns of a 4K unmap's 27 there.
+	 */
+	counted = READ_ONCE(ctx->est.maps_seen);
+	if (counted)
+		percpu_counter_sub(&ctx->est.resident, size >> __ffs(min_pagesz));
 	fp_call_begin(ctx, &call, gather);
 	while (unmapped < size) {
 		size_t count, pgsize, n;
 
 		pgsize = fp_unmap_pgsize(bitmap, iova + unmapped,
 					 size - unmapped, &count);
-		/*
-		 * Out of the footprint before its flushes are decided: these
-		 * entries go whatever the policy does (estimate.c).  Put back
-		 * what turns out not to have been mapped.
-		 */
-		percpu_counter_sub(&ctx->est.resident,
-				   pgsize * count >> __ffs(min_pagesz));
 		fp_call_enter(&call);
 		n = ops->unmap_pages(ops, iova + unmapped, pgsize, count,
 				     &call.gather);
 		fp_call_leave(&call);
-		if (n < pgsize * count)
-			percpu_counter_add(&ctx->est.resident,
-					   (pgsize * count - n) >> __ffs(min_pagesz));
 		if (!n)
 			break;
 		unmapped += n;
 	}
+	/* Put back what turned out not to have been mapped. */
+	if (counted && unmapped < size)
+		percpu_counter_add(&ctx->est.resident,
+				   (size - unmapped) >> __ffs(min_pagesz));
 	if (gather) {
 		fp_unmap_end(ctx, &call, gather);
 	} else {

@@ -154,9 +154,12 @@ struct fp_estimate {
  *	fp_flush_context().
  * @list: registry linkage, owned by the core.
  *
- * Policies run under rcu_read_lock() and must not sleep.  They issue
- * commands only through the fp_*() helpers below, which keep the statistics
- * and tracepoints honest.
+ * Each call runs inside a read section of the core's SRCU, which keeps
+ * the policy's module loaded until it returns, and outside any RCU read
+ * section of the core's.  Policies must not sleep: they are called where
+ * io-pgtable and the IOMMU core unmap, spinlocks held.  They issue commands
+ * only through the fp_*() helpers below, which keep the statistics and
+ * tracepoints honest.
  */
 struct fp_policy {
 	const char *name;

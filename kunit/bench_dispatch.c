@@ -8,7 +8,7 @@
  *
  * Both sides drive a backend whose primitives only count, so what differs
  * is the dispatch: the core's statistics, coverage tracking, the policy
- * looked up under RCU, tracepoints, and the policy's own decisions.  The
+ * pinned under SRCU, tracepoints, and the policy's own decisions.  The
  * unmap is io-pgtable's unmap_pages with the caller's gather, as the IOMMU
  * core calls a driver that does not go through fp_unmap().  The
  * direct side does what a driver without flushpol does with the same calls
@@ -27,52 +27,14 @@
 #include <linux/sizes.h>
 #include <linux/sort.h>
 #include <linux/spinlock.h>
+#include <linux/srcu.h>
 #include <linux/string.h>
 
-#include "../include/flushpol.h"
+#include "bench_backend.h"
 
 #define FPB_CALLS	4096
 #define FPB_ROUNDS	15
 #define FPB_IOVA	SZ_1G
-
-/* What the trivial backend was asked to do, to hold both sides equal. */
-static unsigned long fpb_cmds, fpb_syncs;
-
-/*
- * noinline: a real backend's primitives are calls, and so must these be on
- * both sides, or the direct side would measure an empty loop.
- */
-static noinline void fpb_inv_va(struct fp_context *ctx, unsigned long iova,
-				size_t size, size_t granule, bool leaf)
-{
-	fpb_cmds += size / granule;
-}
-
-static noinline unsigned int fpb_inv_range(struct fp_context *ctx,
-					   unsigned long iova, size_t size,
-					   size_t granule, bool leaf)
-{
-	fpb_cmds++;
-	return 1;
-}
-
-static noinline void fpb_inv_context(struct fp_context *ctx)
-{
-	fpb_cmds++;
-}
-
-static noinline int fpb_sync(struct fp_context *ctx)
-{
-	fpb_syncs++;
-	return 0;
-}
-
-static const struct fp_hw_ops fpb_hw_ops = {
-	.inv_va		= fpb_inv_va,
-	.inv_range	= fpb_inv_range,
-	.inv_context	= fpb_inv_context,
-	.sync		= fpb_sync,
-};
 
 /* One way of reaching the backend: through flushpol, or directly. */
 struct fpb_side {
@@ -81,58 +43,18 @@ struct fpb_side {
 	void *cookie;
 	bool through_fp;
 	struct io_pgtable_ops *ops;
-	struct io_pgtable_cfg cfg;
 	u64 ps[FPB_ROUNDS];	/* per call, one entry per round */
 };
 
 struct fpb {
 	struct fpb_side fp, direct;
-	struct fp_context *ctx;
-	struct device dev;
+	struct fpbk_pair *pair;
 };
-
-/* The direct side: the driver's own flush ops, no policy in between. */
 
 static void fpb_direct_iotlb_sync(void *cookie, struct iommu_iotlb_gather *g)
 {
-	if (g->pgsize)
-		fpb_inv_va(NULL, g->start, g->end - g->start + 1, g->pgsize,
-			   true);
-	fpb_sync(NULL);
+	fpbk_direct_iotlb_sync(g);
 }
-
-static void fpb_direct_flush_all(void *cookie)
-{
-	fpb_inv_context(NULL);
-	fpb_sync(NULL);
-}
-
-static void fpb_direct_flush_walk(unsigned long iova, size_t size,
-				  size_t granule, void *cookie)
-{
-	fpb_inv_va(NULL, iova, size, granule, false);
-	fpb_sync(NULL);
-}
-
-/* iommu_iotlb_gather_add_page(), with the sync above for the domain's. */
-static void fpb_direct_add_page(struct iommu_iotlb_gather *g,
-				unsigned long iova, size_t granule,
-				void *cookie)
-{
-	if ((g->pgsize && g->pgsize != granule) ||
-	    iommu_iotlb_gather_is_disjoint(g, iova, granule)) {
-		fpb_direct_iotlb_sync(cookie, g);
-		iommu_iotlb_gather_init(g);
-	}
-	g->pgsize = granule;
-	iommu_iotlb_gather_add_range(g, iova, granule);
-}
-
-static const struct iommu_flush_ops fpb_direct_tlb = {
-	.tlb_flush_all	= fpb_direct_flush_all,
-	.tlb_flush_walk	= fpb_direct_flush_walk,
-	.tlb_add_page	= fpb_direct_add_page,
-};
 
 /* The flushpol side's iotlb_sync, a call away as the direct one is. */
 static void fpb_fp_iotlb_sync(void *cookie, struct iommu_iotlb_gather *g)
@@ -230,19 +152,19 @@ static void fpb_measure(struct kunit *test, struct fpb *b, const char *policy,
 			enum fpb_op op)
 {
 	unsigned long fp_cmds = 0, fp_syncs = 0, d_cmds = 0, d_syncs = 0;
+	unsigned long c, y;
 	unsigned int r;
 
+	fpbk_counts(&c, &y);
 	for (r = 0; r < FPB_ROUNDS; r++) {
-		fpb_cmds = 0;
-		fpb_syncs = 0;
 		b->fp.ps[r] = fpb_round(test, &b->fp, op);
-		fp_cmds += fpb_cmds;
-		fp_syncs += fpb_syncs;
-		fpb_cmds = 0;
-		fpb_syncs = 0;
+		fpbk_counts(&c, &y);
+		fp_cmds += c;
+		fp_syncs += y;
 		b->direct.ps[r] = fpb_round(test, &b->direct, op);
-		d_cmds += fpb_cmds;
-		d_syncs += fpb_syncs;
+		fpbk_counts(&c, &y);
+		d_cmds += c;
+		d_syncs += y;
 	}
 	/*
 	 * va is upstream's behaviour: if flushpol's va asked the backend for
@@ -265,77 +187,43 @@ static void fpb_measure(struct kunit *test, struct fpb *b, const char *policy,
 		   d_syncs);
 }
 
-static void fpb_teardown(void *data)
-{
-	struct fpb *b = data;
-
-	if (b->fp.ops)
-		free_io_pgtable_ops(b->fp.ops);
-	if (b->ctx)
-		fp_context_destroy(b->ctx);
-	if (b->direct.ops)
-		free_io_pgtable_ops(b->direct.ops);
-}
-
-static void fpb_side_cfg(struct fpb *b, struct fpb_side *s)
-{
-	s->cfg = (struct io_pgtable_cfg) {
-		.pgsize_bitmap	= SZ_4K | SZ_2M | SZ_1G,
-		.ias		= 48,
-		.oas		= 48,
-		.coherent_walk	= true,
-		.iommu_dev	= &b->dev,
-	};
-}
-
 static void dispatch_cost_reported(struct kunit *test)
 {
 	const char * const *policy = test->param_value;
 	struct fpb *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-	struct fp_context_cfg fc = {
-		.backend = "bench", .instance = "bench0", .owner = THIS_MODULE,
-		.ops = &fpb_hw_ops, .id = 1, .default_policy = "va",
-		.default_threshold = 128,
-	};
 	enum fpb_op op;
 
 	KUNIT_ASSERT_NOT_NULL(test, b);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpb_teardown, b),
-			0);
+	b->pair = fpbk_pair_create(test, "bench", *policy);
 
-	fpb_side_cfg(b, &b->fp);
-	fc.priv = b;
-	b->ctx = fp_context_create(&fc, &b->fp.cfg);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b->ctx);
-	KUNIT_ASSERT_EQ(test, fp_context_set_policy(b->ctx, *policy), 0);
-	b->fp.tlb = b->fp.cfg.tlb;
+	b->fp.tlb = b->pair->fp_cfg.tlb;
 	b->fp.iotlb_sync = fpb_fp_iotlb_sync;
-	b->fp.cookie = b->ctx;
+	b->fp.cookie = b->pair->ctx;
 	b->fp.through_fp = true;
-	b->fp.ops = alloc_io_pgtable_ops(ARM_64_LPAE_S1, &b->fp.cfg, b->ctx);
-	KUNIT_ASSERT_NOT_NULL(test, b->fp.ops);
+	b->fp.ops = b->pair->fp_ops;
 
-	fpb_side_cfg(b, &b->direct);
-	b->direct.cfg.tlb = &fpb_direct_tlb;
-	b->direct.tlb = &fpb_direct_tlb;
+	b->direct.tlb = &fpbk_direct_tlb;
 	b->direct.iotlb_sync = fpb_direct_iotlb_sync;
-	b->direct.cookie = b;
-	b->direct.ops = alloc_io_pgtable_ops(ARM_64_LPAE_S1, &b->direct.cfg, b);
-	KUNIT_ASSERT_NOT_NULL(test, b->direct.ops);
+	b->direct.cookie = b->pair;
+	b->direct.ops = b->pair->direct_ops;
 
 	for (op = FPB_ADD_PAGE; op <= FPB_FP_UNMAP_4K; op++)
 		fpb_measure(test, b, *policy, op);
 }
 
-enum fpb_prim { FPB_RCU, FPB_SPIN_IRQSAVE, FPB_THIS_CPU_ADD, FPB_NR_PRIMS };
+enum fpb_prim { FPB_RCU, FPB_SRCU, FPB_SPIN_IRQSAVE, FPB_THIS_CPU_ADD,
+	FPB_NR_PRIMS };
 
 static const char * const fpb_prim_names[] = {
 	[FPB_RCU]		= "rcu_read_lock+unlock",
+	[FPB_SRCU]		= "srcu_read_lock+unlock",
 	[FPB_SPIN_IRQSAVE]	= "spin_lock_irqsave+unlock",
 	[FPB_THIS_CPU_ADD]	= "this_cpu_add",
 };
 
 static DEFINE_SPINLOCK(fpb_lock);
+/* As the core's fp_policy_srcu, which pins the policy for each call. */
+DEFINE_STATIC_SRCU(fpb_srcu);
 static DEFINE_PER_CPU(u64, fpb_counter);
 
 /*
@@ -350,6 +238,7 @@ static void kernel_primitive_costs_reported(struct kunit *test)
 	unsigned long flags;
 	enum fpb_prim p;
 	unsigned int r, i;
+	int idx;
 
 	for (p = 0; p < FPB_NR_PRIMS; p++) {
 		for (r = 0; r < FPB_ROUNDS; r++) {
@@ -359,6 +248,10 @@ static void kernel_primitive_costs_reported(struct kunit *test)
 				case FPB_RCU:
 					rcu_read_lock();
 					rcu_read_unlock();
+					break;
+				case FPB_SRCU:
+					idx = srcu_read_lock(&fpb_srcu);
+					srcu_read_unlock(&fpb_srcu, idx);
 					break;
 				case FPB_SPIN_IRQSAVE:
 					spin_lock_irqsave(&fpb_lock, flags);

@@ -14,8 +14,8 @@
  * asked the backend for exactly what the direct side did, so the two
  * sides stay comparable.  Under UML (one CPU) only N = 1 runs.
  *
- * The backend counts per CPU: a shared counter would be the very cache
- * line bouncing this measures, on both sides.
+ * The backend and the direct side are bench_backend.c's, shared with
+ * bench_dispatch.c; it counts per CPU, without a shared line.
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
@@ -29,7 +29,7 @@
 #include <linux/sizes.h>
 #include <linux/sort.h>
 
-#include "../include/flushpol.h"
+#include "bench_backend.h"
 
 /*
  * Per round: 2048 pages is about 15 ms of guest time per thread in the
@@ -38,96 +38,21 @@
  * rounds took 120 s with four threads; since the coverage is per call
  * the path takes no lock, so the rounds can be many, and should:
  * under TCG on a shared host a round's median moves by 2x from one round
- * to the next.
+ * to the next.  41 rounds: with 15 the direct side "kept" 141% of its
+ * per-thread throughput from 1 to 2 threads, which is noise; a case of
+ * 41 rounds is still about 10 s of guest time, far within the 120 s the
+ * hung-task detector allows it under TCG.
  */
 #define FPS_PAGES	2048		/* per thread and round */
-#define FPS_ROUNDS	15
+#define FPS_ROUNDS	41
 #define FPS_MAX_THREADS	4
 /* Thread t unmaps [FPS_BASE + t * 1G, + FPS_PAGES * 4K): no shared table. */
 #define FPS_BASE	SZ_1G
-
-static DEFINE_PER_CPU(unsigned long, fps_cmds);
-static DEFINE_PER_CPU(unsigned long, fps_syncs);
-
-static noinline void fps_inv_va(struct fp_context *ctx, unsigned long iova,
-				size_t size, size_t granule, bool leaf)
-{
-	this_cpu_add(fps_cmds, size / granule);
-}
-
-static noinline unsigned int fps_inv_range(struct fp_context *ctx,
-					   unsigned long iova, size_t size,
-					   size_t granule, bool leaf)
-{
-	this_cpu_inc(fps_cmds);
-	return 1;
-}
-
-static noinline void fps_inv_context(struct fp_context *ctx)
-{
-	this_cpu_inc(fps_cmds);
-}
-
-static noinline int fps_sync(struct fp_context *ctx)
-{
-	this_cpu_inc(fps_syncs);
-	return 0;
-}
-
-static const struct fp_hw_ops fps_hw_ops = {
-	.inv_va		= fps_inv_va,
-	.inv_range	= fps_inv_range,
-	.inv_context	= fps_inv_context,
-	.sync		= fps_sync,
-};
-
-/* The direct side: the driver's own flush ops, no policy in between. */
-
-static void fps_direct_iotlb_sync(struct iommu_iotlb_gather *g)
-{
-	if (g->pgsize)
-		fps_inv_va(NULL, g->start, g->end - g->start + 1, g->pgsize,
-			   true);
-	fps_sync(NULL);
-}
-
-static void fps_direct_flush_all(void *cookie)
-{
-	fps_inv_context(NULL);
-	fps_sync(NULL);
-}
-
-static void fps_direct_flush_walk(unsigned long iova, size_t size,
-				  size_t granule, void *cookie)
-{
-	fps_inv_va(NULL, iova, size, granule, false);
-	fps_sync(NULL);
-}
-
-static void fps_direct_add_page(struct iommu_iotlb_gather *g,
-				unsigned long iova, size_t granule,
-				void *cookie)
-{
-	if ((g->pgsize && g->pgsize != granule) ||
-	    iommu_iotlb_gather_is_disjoint(g, iova, granule)) {
-		fps_direct_iotlb_sync(g);
-		iommu_iotlb_gather_init(g);
-	}
-	g->pgsize = granule;
-	iommu_iotlb_gather_add_range(g, iova, granule);
-}
-
-static const struct iommu_flush_ops fps_direct_tlb = {
-	.tlb_flush_all	= fps_direct_flush_all,
-	.tlb_flush_walk	= fps_direct_flush_walk,
-	.tlb_add_page	= fps_direct_add_page,
-};
 
 struct fps_side {
 	const char *name;
 	struct fp_context *ctx;		/* NULL on the direct side */
 	struct io_pgtable_ops *ops;
-	struct io_pgtable_cfg cfg;
 };
 
 struct fps_round {
@@ -190,7 +115,7 @@ static int fps_worker_fn(void *data)
 			/* iommu_unmap() of one page: unmap, then sync. */
 			iommu_iotlb_gather_init(&g);
 			n = s->ops->unmap_pages(s->ops, iova, SZ_4K, 1, &g);
-			fps_direct_iotlb_sync(&g);
+			fpbk_direct_iotlb_sync(&g);
 		}
 		if (n != SZ_4K)
 			atomic_inc(&r->short_unmaps);
@@ -243,20 +168,6 @@ static void fps_run_round(struct kunit *test, struct fps_side *s,
 	kunit_kfree(test, r);
 }
 
-static void fps_counts(unsigned long *cmds, unsigned long *syncs)
-{
-	unsigned int cpu;
-
-	*cmds = 0;
-	*syncs = 0;
-	for_each_possible_cpu(cpu) {
-		*cmds += per_cpu(fps_cmds, cpu);
-		*syncs += per_cpu(fps_syncs, cpu);
-		per_cpu(fps_cmds, cpu) = 0;
-		per_cpu(fps_syncs, cpu) = 0;
-	}
-}
-
 static int fps_cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -264,68 +175,20 @@ static int fps_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct fps {
-	struct fps_side fp, direct;
-	struct device dev;
-};
-
-static void fps_teardown(void *data)
-{
-	struct fps *b = data;
-
-	if (b->fp.ops)
-		free_io_pgtable_ops(b->fp.ops);
-	if (b->fp.ctx)
-		fp_context_destroy(b->fp.ctx);
-	if (b->direct.ops)
-		free_io_pgtable_ops(b->direct.ops);
-}
-
-static void fps_side_cfg(struct fps *b, struct fps_side *s)
-{
-	s->cfg = (struct io_pgtable_cfg) {
-		.pgsize_bitmap	= SZ_4K | SZ_2M | SZ_1G,
-		.ias		= 48,
-		.oas		= 48,
-		.coherent_walk	= true,
-		.iommu_dev	= &b->dev,
-	};
-}
-
 static void scaling_reported(struct kunit *test)
 {
 	const char * const *policy = test->param_value;
-	struct fps *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-	struct fp_context_cfg fc = {
-		.backend = "scale", .instance = "scale0", .owner = THIS_MODULE,
-		.ops = &fps_hw_ops, .id = 1, .default_policy = "va",
-		.default_threshold = 128,
-	};
+	struct fps_side fp = { .name = "flushpol" }, direct = { .name = "direct" };
+	struct fpbk_pair *p = fpbk_pair_create(test, "scale", *policy);
 	u64 fp_ns[FPS_ROUNDS], d_ns[FPS_ROUNDS];
 	unsigned long fp_cmds, fp_syncs, d_cmds, d_syncs, c, y;
 	unsigned int threads, r;
 
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fps_teardown, b),
-			0);
+	fp.ctx = p->ctx;
+	fp.ops = p->fp_ops;
+	direct.ops = p->direct_ops;
 
-	b->fp.name = "flushpol";
-	fps_side_cfg(b, &b->fp);
-	b->fp.ctx = fp_context_create(&fc, &b->fp.cfg);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b->fp.ctx);
-	KUNIT_ASSERT_EQ(test, fp_context_set_policy(b->fp.ctx, *policy), 0);
-	b->fp.ops = alloc_io_pgtable_ops(ARM_64_LPAE_S1, &b->fp.cfg,
-					 b->fp.ctx);
-	KUNIT_ASSERT_NOT_NULL(test, b->fp.ops);
-
-	b->direct.name = "direct";
-	fps_side_cfg(b, &b->direct);
-	b->direct.cfg.tlb = &fps_direct_tlb;
-	b->direct.ops = alloc_io_pgtable_ops(ARM_64_LPAE_S1, &b->direct.cfg,
-					     b);
-	KUNIT_ASSERT_NOT_NULL(test, b->direct.ops);
-
-	fps_counts(&c, &y);
+	fpbk_counts(&c, &y);
 	for (threads = 1; threads <= FPS_MAX_THREADS; threads *= 2) {
 		if (threads > num_online_cpus())
 			break;
@@ -335,12 +198,12 @@ static void scaling_reported(struct kunit *test)
 		d_syncs = 0;
 		/* The sides in turn, so the host's noise falls on both. */
 		for (r = 0; r < FPS_ROUNDS; r++) {
-			fps_run_round(test, &b->fp, threads, &fp_ns[r]);
-			fps_counts(&c, &y);
+			fps_run_round(test, &fp, threads, &fp_ns[r]);
+			fpbk_counts(&c, &y);
 			fp_cmds += c;
 			fp_syncs += y;
-			fps_run_round(test, &b->direct, threads, &d_ns[r]);
-			fps_counts(&c, &y);
+			fps_run_round(test, &direct, threads, &d_ns[r]);
+			fpbk_counts(&c, &y);
 			d_cmds += c;
 			d_syncs += y;
 		}
