@@ -115,6 +115,20 @@ void fp_cov_walk_done(struct fp_call *c, int token, unsigned long iova,
 void fp_cov_sync_failed(struct fp_context *ctx);
 
 /*
+ * fp_call_begin() sets the gather's fields one by one, so a field a later
+ * kernel adds to struct iommu_iotlb_gather would be left as stack garbage:
+ * refuse to build against a gather that is not the one it knows.
+ */
+struct fp_gather_known {
+	unsigned long start, end;
+	size_t pgsize;
+	struct list_head freelist;
+	bool queued;
+};
+static_assert(sizeof(struct iommu_iotlb_gather) ==
+	      sizeof(struct fp_gather_known));
+
+/*
  * Start @c, an fp_unmap() call's record, empty: every field that a leaf,
  * a walk or the end of the call reads, stored one by one (a whole-record
  * zeroing is a rep stos on x86, whose start-up alone cost the 4K unmap
