@@ -115,8 +115,12 @@ static bool fp_policy_in_use(const struct fp_policy *pol)
  *
  * A policy with an owner module cannot be in use here, since every context
  * using it pins that module.  A policy without one (built in to the caller)
- * is checked against the live contexts instead.
+ * is checked against the live contexts instead.  A context that switched
+ * away may still be running a call into @pol: on success this returns only
+ * once no such call runs and no reader of the registry still sees @pol, so
+ * the caller may then free it.
  *
+ * Context: process context; may sleep.
  * Return: 0, or -EBUSY if a context still uses @pol.
  */
 int fp_policy_unregister(struct fp_policy *pol)
@@ -131,6 +135,11 @@ int fp_policy_unregister(struct fp_policy *pol)
 	spin_unlock(&fp_policies_lock);
 	mutex_unlock(&fp_contexts_lock);
 
+	/*
+	 * Policy calls run in SRCU read sections (dispatch.c), which an RCU
+	 * grace period does not wait for; the registry's readers are RCU.
+	 */
+	fp_policy_wait_calls();
 	synchronize_rcu();
 	return 0;
 }

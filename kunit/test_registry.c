@@ -5,6 +5,10 @@
  * default_policy parameter picks the policy of new contexts.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/sizes.h>
 
@@ -85,6 +89,212 @@ static void policy_in_use_cannot_be_unregistered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fp_policy_unregister(&tmp), 0);
 	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "kunit_tmp"),
 			-EINVAL);
+}
+
+/*
+ * A policy call that takes its time: kunit_slow's first flush_gather after
+ * fpt_slow.armed is set spins until fpt_slow.release, or 2 s at most so
+ * that no run can hang (the host is loaded: the margin is wide), and says
+ * in in_call whether it is still inside.  It spins without sleeping, as a
+ * policy must, except on UML (below).
+ */
+static struct {
+	bool armed, release;
+	int in_call;
+} fpt_slow;
+
+static void fpt_slow_gather(struct fp_context *ctx,
+			    const struct iommu_iotlb_gather *gather)
+{
+	ktime_t end = ktime_add_ms(ktime_get(), 2000);
+
+	if (READ_ONCE(fpt_slow.armed)) {
+		WRITE_ONCE(fpt_slow.armed, false);
+		WRITE_ONCE(fpt_slow.in_call, 1);
+		while (!READ_ONCE(fpt_slow.release) &&
+		       ktime_before(ktime_get(), end)) {
+			/*
+			 * UML does not preempt a kernel busy loop: spinning
+			 * there, the call ran its full 2 s before the other
+			 * threads ran at all.  An SRCU reader may sleep, so on
+			 * UML's one CPU sleep to let them in; elsewhere spin.
+			 */
+			if (IS_ENABLED(CONFIG_UML))
+				usleep_range(100, 200);
+			else
+				cpu_relax();
+		}
+	}
+	fp_flush_context(ctx);
+	WRITE_ONCE(fpt_slow.in_call, 0);
+}
+
+static struct fp_policy fpt_slow_policy = {
+	.name = "kunit_slow",
+	.flush_walk = fpt_walk_nop, .flush_gather = fpt_slow_gather,
+};
+
+/* The threads of a slow call: an unmap into it, and a switch away. */
+struct fpt_slow_run {
+	struct fpt_rig *rig;
+	int refs;		/* THIS_MODULE's refcount before kunit_slow */
+	struct completion unmapped, switched;
+	int switch_ret;
+	int in_call_at_switch;	/* in_call when the switch returned */
+};
+
+static int fpt_slow_unmap_fn(void *data)
+{
+	struct fpt_slow_run *r = data;
+
+	fpt_unmap(r->rig, SZ_1G, SZ_4K, false);
+	complete(&r->unmapped);
+	return 0;
+}
+
+static int fpt_slow_switch_fn(void *data)
+{
+	struct fpt_slow_run *r = data;
+
+	r->switch_ret = fp_context_set_policy(r->rig->ctx, "va");
+	r->in_call_at_switch = READ_ONCE(fpt_slow.in_call);
+	complete(&r->switched);
+	return 0;
+}
+
+static bool fpt_ctx_is_va(struct fpt_rig *rig)
+{
+	char buf[64];
+
+	return fpt_ctx_read(rig, "policy", buf, sizeof(buf)) > 0 &&
+	       !strncmp(buf, "[va]", 4);
+}
+
+static bool fpt_slow_in_call(struct fpt_rig *rig)
+{
+	return READ_ONCE(fpt_slow.in_call);
+}
+
+/* Wait a second or two for @cond, sleeping so that the slow call runs. */
+static bool fpt_poll(bool (*cond)(struct fpt_rig *rig), struct fpt_rig *rig)
+{
+	int i;
+
+	for (i = 0; i < 1000 && !cond(rig); i++)
+		usleep_range(1000, 2000);
+	return cond(rig);
+}
+
+/*
+ * Register kunit_slow with @owner, put a rig on it, and start an unmap
+ * whose gather flush spins in it.  Return false if the call never began.
+ */
+static bool fpt_slow_start(struct kunit *test, struct fpt_slow_run *r,
+			   struct module *owner)
+{
+	struct fpt_rig_cfg rc = { .fmt = ARM_64_LPAE_S1 };
+
+	fpt_slow_policy.owner = owner;
+	KUNIT_ASSERT_EQ(test, fp_policy_register(&fpt_slow_policy), 0);
+	r->rig = kunit_kzalloc(test, sizeof(*r->rig), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r->rig);
+	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, r->rig, &rc, NULL, 1), 0);
+	r->refs = module_refcount(THIS_MODULE);
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(r->rig->ctx, "kunit_slow"),
+			0);
+	KUNIT_ASSERT_EQ(test, fpt_map(r->rig, SZ_1G, SZ_4K, SZ_4K), 0);
+
+	init_completion(&r->unmapped);
+	init_completion(&r->switched);
+	fpt_slow.release = false;
+	fpt_slow.in_call = 0;
+	WRITE_ONCE(fpt_slow.armed, true);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(fpt_slow_unmap_fn, r,
+						    "fp_slow_unmap")));
+	return fpt_poll(fpt_slow_in_call, r->rig);
+}
+
+/* Let the call end, and wait for both threads: @r is on the stack. */
+static void fpt_slow_finish(struct fpt_slow_run *r, bool switching)
+{
+	WRITE_ONCE(fpt_slow.release, true);
+	wait_for_completion(&r->unmapped);
+	if (switching)
+		wait_for_completion(&r->switched);
+}
+
+/*
+ * Policy calls run in SRCU read sections, not RCU ones: unregistering a
+ * policy must wait for calls still running in it, or its owner frees it
+ * (or, with no owner module, its code goes) under a running call.  A
+ * switch away lets unregister through while the call goes on.
+ */
+static void unregister_waits_for_calls_in_flight(struct kunit *test)
+{
+	struct fpt_slow_run r = {};
+	bool started, switched_away;
+	int ret, in_call;
+
+	started = fpt_slow_start(test, &r, NULL);
+	KUNIT_EXPECT_TRUE(test, started);
+	if (!started) {
+		fpt_slow_finish(&r, false);
+		fp_policy_unregister(&fpt_slow_policy);
+		return;
+	}
+	if (IS_ERR(kthread_run(fpt_slow_switch_fn, &r, "fp_slow_switch")))
+		complete(&r.switched);
+	switched_away = fpt_poll(fpt_ctx_is_va, r.rig);
+	KUNIT_EXPECT_TRUE(test, switched_away);
+
+	ret = fp_policy_unregister(&fpt_slow_policy);
+	in_call = READ_ONCE(fpt_slow.in_call);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ_MSG(test, in_call, 0,
+			    "unregister returned inside a call to the policy");
+
+	fpt_slow_finish(&r, true);
+	KUNIT_EXPECT_EQ(test, r.switch_ret, 0);
+	if (ret)
+		fp_policy_unregister(&fpt_slow_policy);
+}
+
+/*
+ * A switch drops the old policy's module reference only once no call into
+ * the old policy is running: until then the module must stay pinned and
+ * the switch must not return.
+ */
+static void switch_waits_for_calls_in_flight(struct kunit *test)
+{
+	struct fpt_slow_run r = {};
+	bool started;
+	int in_call;
+
+	started = fpt_slow_start(test, &r, THIS_MODULE);
+	KUNIT_EXPECT_TRUE(test, started);
+	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), r.refs + 1);
+	if (!started) {
+		fpt_slow_finish(&r, false);
+		goto out;
+	}
+	if (IS_ERR(kthread_run(fpt_slow_switch_fn, &r, "fp_slow_switch")))
+		complete(&r.switched);
+
+	/* The switch has long replaced the pointer, and waits. */
+	msleep(50);
+	in_call = READ_ONCE(fpt_slow.in_call);
+	KUNIT_EXPECT_EQ(test, in_call, 1);
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&r.switched),
+			       "the switch returned inside a call to the old policy");
+	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), r.refs + 1);
+
+	fpt_slow_finish(&r, true);
+	KUNIT_EXPECT_EQ(test, r.switch_ret, 0);
+	KUNIT_EXPECT_EQ(test, r.in_call_at_switch, 0);
+	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), r.refs);
+out:
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(r.rig->ctx, "va"), 0);
+	KUNIT_EXPECT_EQ(test, fp_policy_unregister(&fpt_slow_policy), 0);
 }
 
 static struct fp_policy fpt_withdrawn;
@@ -201,6 +411,8 @@ static struct kunit_case fpt_registry_test_cases[] = {
 	KUNIT_CASE(register_refuses_duplicate_and_incomplete),
 	KUNIT_CASE(policy_in_use_cannot_be_unregistered),
 	KUNIT_CASE(policy_withdrawn_mid_switch_not_installed),
+	KUNIT_CASE(unregister_waits_for_calls_in_flight),
+	KUNIT_CASE(switch_waits_for_calls_in_flight),
 	KUNIT_CASE(context_pins_threshold_module),
 	KUNIT_CASE(unknown_policy_refused),
 	KUNIT_CASE(default_policy_param_picks_new_contexts),
