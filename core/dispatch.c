@@ -40,6 +40,10 @@
  * and the policy itself runs outside any RCU read section, as long as it
  * does not take one itself.  Policies must still not sleep: they are
  * called wherever io-pgtable and the IOMMU core unmap, spinlocks held.
+ * An SRCU read section would let one sleep unseen until a driver called
+ * it from atomic context, so the pin is also a non-blocking section:
+ * with CONFIG_DEBUG_ATOMIC_SLEEP a sleeping policy or backend primitive
+ * warns at once, from any caller (nothing without it).
  */
 DEFINE_STATIC_SRCU(fp_policy_srcu);
 
@@ -47,12 +51,14 @@ static struct fp_policy *fp_policy_pin(struct fp_context *ctx, int *idx)
 	__acquires(&fp_policy_srcu)
 {
 	*idx = srcu_read_lock(&fp_policy_srcu);
+	non_block_start();
 	return srcu_dereference(ctx->policy, &fp_policy_srcu);
 }
 
 static void fp_policy_unpin(int idx)
 	__releases(&fp_policy_srcu)
 {
+	non_block_end();
 	srcu_read_unlock(&fp_policy_srcu, idx);
 }
 

@@ -125,6 +125,7 @@ struct fp_gather_known {
 	struct list_head freelist;
 	bool queued;
 };
+
 static_assert(sizeof(struct iommu_iotlb_gather) ==
 	      sizeof(struct fp_gather_known));
 

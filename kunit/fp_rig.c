@@ -21,11 +21,27 @@ static struct fpt_rig *to_rig(const void *cookie)
  * Which commands a policy sent from inside an RCU read section: only
  * known with lockdep (rcu_read_lock_held() is always true without).
  */
+/*
+ * And which from where a primitive could have slept unseen: preemptible
+ * and outside any non-blocking section (only known with
+ * DEBUG_ATOMIC_SLEEP, which has the count).
+ */
+static bool fpt_could_sleep(void)
+{
+#ifdef CONFIG_DEBUG_ATOMIC_SLEEP
+	return preemptible() && !current->non_block_count;
+#else
+	return false;
+#endif
+}
+
 static void fpt_count_cmds(struct fpt_rig *rig, unsigned long n)
 {
 	rig->cmds += n;
 	if (IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC) && rcu_read_lock_held())
 		rig->cmds_in_rcu += n;
+	if (fpt_could_sleep())
+		rig->cmds_could_sleep += n;
 }
 
 static void fpt_inv_va(struct fp_context *ctx, unsigned long iova,

@@ -85,8 +85,11 @@ struct fpt_rig {
 	unsigned int cmd_ns, sync_ns;
 	u64 pa_offset;
 	unsigned long walks, add_pages;
-	/* Commands the backend got, and how many inside an RCU read section. */
-	unsigned long cmds, cmds_in_rcu;
+	/*
+	 * Commands the backend got, how many inside an RCU read section, and
+	 * how many where sleeping would have gone unseen.
+	 */
+	unsigned long cmds, cmds_in_rcu, cmds_could_sleep;
 	/* What fpt_rig_exit() found; checked unless @quiet_exit (mutants). */
 	bool quiet_exit;
 	unsigned long exit_left, exit_freed_refs;

@@ -313,6 +313,19 @@ static const char *const fpt_v7s_policies[] = { "range", "asid", "threshold" };
 
 KUNIT_ARRAY_PARAM(fpt_v7s, fpt_v7s_policies, fpt_cov_desc);
 
+/* Walk flushes, leaves, and a flush of the whole context, counted. */
+static void fpt_cov_every_kind_of_call(struct kunit *test,
+				       struct fpt_rig *rig)
+{
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_4M, SZ_4K), 0);
+	rig->cmds = 0;
+	rig->cmds_in_rcu = 0;
+	rig->cmds_could_sleep = 0;
+	KUNIT_ASSERT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_4M, false), SZ_4M);
+	fp_flush_iotlb_all(rig->ctx);
+	KUNIT_EXPECT_GT(test, rig->cmds, 0);
+}
+
 /*
  * Every policy's flush runs outside any RCU read section, built in or a
  * module of its own, however many commands it sends (va freeing a 1G
@@ -327,14 +340,27 @@ static void policy_flushes_outside_rcu(struct kunit *test)
 	if (!IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC))
 		kunit_skip(test, "rcu_read_lock_held() needs DEBUG_LOCK_ALLOC");
 	rig = fpt_cov_rig(test);
-	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_4M, SZ_4K), 0);
-	rig->cmds = 0;
-	rig->cmds_in_rcu = 0;
-	/* Walk flushes, leaves, and a flush of the whole context. */
-	KUNIT_ASSERT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_4M, false), SZ_4M);
-	fp_flush_iotlb_all(rig->ctx);
-	KUNIT_EXPECT_GT(test, rig->cmds, 0);
+	fpt_cov_every_kind_of_call(test, rig);
 	KUNIT_EXPECT_EQ(test, rig->cmds_in_rcu, 0);
+}
+
+/*
+ * Outside RCU is no licence to sleep: io-pgtable and the IOMMU core call
+ * the policies with spinlocks held and from the lazy flush timer.  The
+ * SRCU that pins a policy would let one sleep, so the pin is also a
+ * non-blocking section, and a policy or primitive that sleeps warns in
+ * the test kernels whoever calls it, not only from an atomic caller.
+ * Here the caller is preemptible: only the section forbids sleeping.
+ */
+static void policy_calls_cannot_sleep(struct kunit *test)
+{
+	struct fpt_rig *rig;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP))
+		kunit_skip(test, "non_block_start() needs DEBUG_ATOMIC_SLEEP");
+	rig = fpt_cov_rig(test);
+	fpt_cov_every_kind_of_call(test, rig);
+	KUNIT_EXPECT_EQ(test, rig->cmds_could_sleep, 0);
 }
 
 static struct kunit_case fpt_coverage_cases[] = {
@@ -346,6 +372,7 @@ static struct kunit_case fpt_coverage_cases[] = {
 			 fpt_cov_gen_params),
 	KUNIT_CASE_PARAM(walks_cover_only_within_fp_unmap, fpt_cov_gen_params),
 	KUNIT_CASE_PARAM(policy_flushes_outside_rcu, fpt_cov_gen_params),
+	KUNIT_CASE_PARAM(policy_calls_cannot_sleep, fpt_cov_gen_params),
 	{}
 };
 

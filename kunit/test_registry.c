@@ -116,13 +116,19 @@ static void fpt_slow_gather(struct fp_context *ctx,
 			/*
 			 * UML does not preempt a kernel busy loop: spinning
 			 * there, the call ran its full 2 s before the other
-			 * threads ran at all.  An SRCU reader may sleep, so on
-			 * UML's one CPU sleep to let them in; elsewhere spin.
+			 * threads ran at all.  So on UML's one CPU this call,
+			 * which only stands for a long one, steps out of
+			 * dispatch.c's non-blocking section to sleep and let
+			 * them in (still pinned: an SRCU reader may sleep);
+			 * elsewhere it spins, as a real policy would.
 			 */
-			if (IS_ENABLED(CONFIG_UML))
+			if (IS_ENABLED(CONFIG_UML)) {
+				non_block_end();
 				usleep_range(100, 200);
-			else
+				non_block_start();
+			} else {
 				cpu_relax();
+			}
 		}
 	}
 	fp_flush_context(ctx);
