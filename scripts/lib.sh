@@ -65,3 +65,17 @@ fp_readme_splice()
 		!skip' "$readme" > "$readme.new"
 	mv "$readme.new" "$readme"
 }
+
+# The QEMU rig's modules for a benchmark or diagnosis boot: flushpol
+# through DKMS into the guest kernel (prepare.sh's, already eval'ed) and
+# the edu modules, their output in $1/build.log (its tail on failure).
+# FP_BENCH_PREBUILT=1: staged already, nothing to do.
+fp_qemu_stage_modules()
+{
+	[ "${FP_BENCH_PREBUILT:-0}" != 1 ] || return 0
+	{ "$FP_TOP/scripts/qemu/dkms-install.sh" &&
+	  "$FP_TOP/scripts/qemu/edu-module.sh"; } >"$1/build.log" 2>&1 && return 0
+	tail -n 30 "$1/build.log" >&2
+	echo "FAIL: building the rig's modules, see $1/build.log" >&2
+	return 1
+}

@@ -29,10 +29,7 @@ reps=${2:-32}
 
 eval "$("$here/prepare.sh")"
 mkdir -p "$out"
-if [ "${FP_BENCH_PREBUILT:-0}" != 1 ]; then
-	{ "$here/dkms-install.sh" && "$here/edu-module.sh"; } >"$out/build.log" 2>&1 ||
-		{ tail -n 30 "$out/build.log" >&2; exit 1; }
-fi
+fp_qemu_stage_modules "$out"
 rm -f "$out"/phases-*.log
 for r in $(seq "$rounds"); do
 	GUEST_APPEND="deferred_probe_timeout=1 FP_BENCH_PHASES=1 FP_BENCH_REPS=$reps" \

@@ -53,8 +53,7 @@ eval "$("$here/prepare.sh")"
 mkdir -p "$out" "$res"
 rm -f "$out"/flushpol-*.log "$out"/upstream-*.log "$out/upstream.trace"
 log "building: DKMS into $KVER, and the edu modules"
-{ "$here/dkms-install.sh" && "$here/edu-module.sh"; } >"$out/build.log" 2>&1 ||
-	failed "$out/build.log"
+FP_BENCH_PREBUILT=0 fp_qemu_stage_modules "$out" || die "FAIL: build"
 
 start=$SECONDS
 log "$rounds boots with flushpol's policies, each followed by one with" \
