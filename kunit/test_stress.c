@@ -44,8 +44,8 @@ MODULE_PARM_DESC(stress_ops,
 		 "flushpol_stress: map/unmap cycles in all (default 2500)");
 
 /*
- * The 1G block's walk flush is 262144 model commands under va, in one RCU
- * read section: under TCG far past the RCU stall timeout, so
+ * The 1G block's walk flush is 262144 model commands under va, each a
+ * hold of the model's lock: under TCG it lasts minutes, so
  * scripts/kunit.sh --arch arm64 turns it off.  UML runs it.
  */
 static bool stress_giant = true;
@@ -606,9 +606,10 @@ static int fpt_switcher_fn(void *data)
  * half the time.  It used to re-walk the whole 2M window, and every table
  * of the context, in one hold each, then sleep only 100-200 us: under TCG
  * (arm64) that is hundreds of page walks per hold, most of the time, on
- * the lock every worker takes for each model command from inside a
- * policy's RCU read section.  A 512-command walk flush then lasted over
- * 21 s there, an RCU stall.
+ * the lock every worker takes for each model command (then from inside a
+ * policy's RCU read section; an SRCU one now, but spinning for the lock
+ * is with preemption off, which RCU waits for too).  A 512-command walk
+ * flush then lasted over 21 s there, an RCU stall.
  */
 #define FPT_DEV_PIECE	SZ_64K		/* 16 pages */
 #define FPT_DEV_TABLES	SZ_64M		/* 32 tables */
@@ -717,10 +718,10 @@ static void fpt_print_round(struct kunit *test, struct fpt_stress *s,
 		if (s->w[i].longest_ns > slow->longest_ns)
 			slow = &s->w[i];
 	/*
-	 * It bounds the RCU read sections of the policy calls it made (each
-	 * holds one for the commands of one walk or gather and their sync):
-	 * under TCG, with every thread contending for the model's one lock,
-	 * they can outlast the RCU stall timeout.
+	 * It bounds how long its policy calls waited, preemption off, for
+	 * the model's one lock (each call: the commands of one walk or
+	 * gather and their sync): under TCG, with every thread contending
+	 * for it, that can outlast the RCU stall timeout.
 	 */
 	kunit_info(test,
 		   "fp-stress: round %lu: slowest fp_unmap() %llu ms, of %zu KiB; the device busy %llu ms in %lu runs\n",

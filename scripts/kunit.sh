@@ -81,10 +81,11 @@ arm64_args=(flushpol_kunit.stress_max_pages=1024
 # At full size, what stopped it was RCU's stall detector (21 s): on this
 # loaded host, QEMU's vCPU threads wait for a host CPU, and a worker
 # waits the longer for the TLB model's one lock, which each of the nine
-# threads takes per command, from inside a policy's RCU read section
-# (seen: fp_stress/0 in queued_spin_lock_slowpath from fpm_issue, its
-# read section 26 s old, 67 s into a 247 s round; a 4M unmap took
-# 111 s).  So at full size rounds start cycles for 10 s, leaving 95 s to
+# threads takes per command (seen: fp_stress/0 in queued_spin_lock_slowpath
+# from fpm_issue, then inside a policy's RCU read section 26 s old, 67 s
+# into a 247 s round; a 4M unmap took 111 s).  Policy calls are SRCU
+# readers now, but spinning for that lock is with preemption off, which
+# RCU waits for all the same.  So at full size rounds start cycles for 10 s, leaving 95 s to
 # the cycles in flight, and a reader may take as long as a cycle may:
 # 110 s, past the round's bound of 105 s.
 arm64_full=(flushpol_kunit.stress_round_secs=10
