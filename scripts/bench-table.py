@@ -595,16 +595,26 @@ def main(d):
                  parse_dispatch(read(os.path.join(d, "kunit/ktap.log"))),
                  parse_dispatch(read(os.path.join(
                      d, "kunit-nodebug/ktap.log"))))
-    notes += run(qemu_section, read_boots(os.path.join(d, "qemu"), "flushpol"),
-                 read_boots(os.path.join(d, "qemu"), "upstream"),
-                 read(os.path.join(d, "qemu/upstream.trace")),
-                 os.path.join(d, "latency.dat"))
+    notes += run(qemu_section, *qemu_inputs(os.path.join(d, "qemu"), d))
+    print_targets("Targets of the benchmark issue", notes)
+    print("\n".join(s.rstrip("\n") + "\n" for s in sections), end="")
+
+
+def qemu_inputs(qd, dat_dir):
+    """qemu_section's inputs: the boots' logs and upstream's trace in qd,
+    the plot's data file in dat_dir."""
+    return (read_boots(qd, "flushpol"), read_boots(qd, "upstream"),
+            read(os.path.join(qd, "upstream.trace")),
+            os.path.join(dat_dir, "latency.dat"))
+
+
+def print_targets(heading, notes):
+    """The list of targets met or missed, if any, under heading."""
     if notes:
-        print("Targets of the benchmark issue (reported, never asserted):\n")
+        print(f"{heading} (reported, never asserted):\n")
         for n in notes:
             print(f"- {n}.")
         print()
-    print("\n".join(s.rstrip("\n") + "\n" for s in sections), end="")
 
 
 def main_qemu(d):
@@ -612,15 +622,8 @@ def main_qemu(d):
     d holds flushpol-N.log, upstream-N.log and upstream.trace."""
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        notes = qemu_section(read_boots(d, "flushpol"),
-                             read_boots(d, "upstream"),
-                             read(os.path.join(d, "upstream.trace")),
-                             os.path.join(d, "latency.dat"))
-    if notes:
-        print("Targets (reported, never asserted):\n")
-        for n in notes:
-            print(f"- {n}.")
-        print()
+        notes = qemu_section(*qemu_inputs(d, d))
+    print_targets("Targets", notes)
     print(buf.getvalue().replace("### Unmap latency on QEMU's SMMUv3\n\n",
                                  "", 1).rstrip("\n"))
 
