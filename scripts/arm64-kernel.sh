@@ -6,14 +6,18 @@
 # cross-built with Debian's gcc-aarch64-linux-gnu.  Prints the build
 # directory on stdout (Image at arch/arm64/boot/Image).
 #
-# Usage: arm64-kernel.sh [kcsan]
-# With "kcsan", the KCSAN variant: kunit/arm64-kcsan.config applied after
-# kunit/arm64.config (KCSAN instead of KASAN), cached under its own key.
+# Usage: arm64-kernel.sh [VARIANT]
+# A variant is a fragment kunit/arm64-VARIANT.config applied after
+# kunit/arm64.config (kcsan: KCSAN instead of KASAN), cached under its own
+# key.  Its "# flushpol-require:" lines name options that must stick, and
+# "# flushpol-norequire:" lines options of the base list it turns off.
 #
 # Like scripts/uml-kernel.sh: cached under $FLUSHPOL_CACHE (default
-# /var/cache/flushpol), keyed by a hash of kunit/arm64.config and this
-# script, one builder at a time.  The shared source is only read: the UML
-# patches in kunit/patches/ touch arch/um alone.
+# /var/cache/flushpol), keyed by a hash of the fragments and of
+# $recipe below (bump it when a change here changes what is built), one
+# builder at a time, so that adding a variant does not rebuild the others.
+# The shared source is only read: the UML patches in kunit/patches/ touch
+# arch/um alone.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,13 +26,18 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${FLUSHPOL_CACHE:-/var/cache/flushpol}
 variant=${1:-}
 frags=("$top/kunit/arm64.config")
-case "$variant" in
-"") ;;
-kcsan) frags+=("$top/kunit/arm64-kcsan.config") ;;
-*) echo "arm64-kernel: no variant $variant (only kcsan)" >&2; exit 1 ;;
-esac
+if [ -n "$variant" ]; then
+	if [ ! -f "$top/kunit/arm64-$variant.config" ]; then
+		echo "arm64-kernel: no variant $variant (no kunit/arm64-$variant.config)" >&2
+		exit 1
+	fi
+	frags+=("$top/kunit/arm64-$variant.config")
+fi
+# What is built from the fragments: allnoconfig, then Image and modules,
+# from linux-source-6.12 with gcc-aarch64-linux-gnu.
+recipe="arm64-kernel 2: allnoconfig Image modules modules_prepare"
 src=$cache/linux-source-6.12
-key=$(cat "${frags[@]}" "$0" | sha256sum | cut -c1-12)
+key=$( (cat "${frags[@]}"; echo "$recipe") | sha256sum | cut -c1-12)
 out=$cache/arm64${variant:+-$variant}-$key
 kmake=(make -s -C "$src" O="$out" ARCH=arm64
        CROSS_COMPILE=aarch64-linux-gnu-)
@@ -60,11 +69,16 @@ cat "${frags[@]}" > "$out/flushpol.config"
 "${kmake[@]}" allnoconfig KCONFIG_ALLCONFIG="$out/flushpol.config" >&2
 
 # allnoconfig silently drops what it cannot satisfy: insist on what we need.
-sanitizer=KASAN
-[ "$variant" = kcsan ] && sanitizer=KCSAN
-for opt in SMP MODULES KUNIT IOMMU_API IOMMU_IO_PGTABLE_LPAE BLK_DEV_INITRD \
-	   BINFMT_SCRIPT SERIAL_AMBA_PL011_CONSOLE PROVE_LOCKING PROVE_RCU \
-	   PREEMPT $sanitizer DEBUG_KMEMLEAK; do
+required=" SMP MODULES KUNIT IOMMU_API IOMMU_IO_PGTABLE_LPAE BLK_DEV_INITRD
+	  BINFMT_SCRIPT SERIAL_AMBA_PL011_CONSOLE PROVE_LOCKING PROVE_RCU
+	  PREEMPT KASAN DEBUG_KMEMLEAK "
+required=${required//$'\n'/ }
+required=${required//$'\t'/ }
+for opt in $(sed -n 's/^# flushpol-norequire://p' "${frags[@]}"); do
+	required=${required/ $opt / }
+done
+required+=" $(sed -n 's/^# flushpol-require://p' "${frags[@]}" | tr '\n' ' ')"
+for opt in $required; do
 	grep -q "^CONFIG_$opt=y" "$out/.config" ||
 		{ log "CONFIG_$opt did not stick"; exit 1; }
 done
