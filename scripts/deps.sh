@@ -28,6 +28,7 @@ FP_DEB_PACKAGES=(
 	linux-headers-amd64
 	debhelper dh-dkms	# make deb: the flushpol-dkms package
 	lintian			# and its packaging lint
+	python3-docutils	# scripts/docs-check.sh: the .rst files parse
 )
 
 # How to install non-interactively: no questions, keep config files, no

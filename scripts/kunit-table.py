@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Turn the "fp-count:" lines the KUnit suites print into the README's
-markdown tables.
+"""Turn the "fp-count:" lines the KUnit suites print into the
+documentation's tables (reStructuredText list-tables).
 
     scripts/kunit-table.py build/kunit/counts.txt [commands|mmio]
 
@@ -42,7 +42,7 @@ def commands_cell(kv):
 
 
 def mmio_cell(kv):
-    col = f"{LABEL[kv['backend']]} `{kv['policy']}`"
+    col = f"{LABEL[kv['backend']]} ``{kv['policy']}``"
     if kv["chosen"] == "default":
         col += f" {kv['threshold']} (its default)" \
             if kv["policy"] == "threshold" else " (its default)"
@@ -73,14 +73,17 @@ def main(path, kind):
         sys.exit(f"{path}: no fp-count lines for the {kind} table")
     # Backends in BACKENDS order, whichever suite ran first.
     cols.sort(key=lambda c: order[c])
-    print("| unmap | " + " | ".join(cols) + " |")
-    print("|---|" + "---|" * len(cols))
+    table = [["unmap"] + cols]
     for (pgsize, size, unmap) in sorted(rows):
         label = f"{human(size)} in {human(pgsize)} pages"
         if unmap != size:
             label = f"{human(unmap)} out of a {human(size)} block"
-        cells = [rows[(pgsize, size, unmap)].get(c, "") for c in cols]
-        print(f"| {label} | " + " | ".join(cells) + " |")
+        table.append([label] +
+                     [rows[(pgsize, size, unmap)].get(c, "") for c in cols])
+    print(".. list-table::\n   :header-rows: 1\n")
+    for row in table:
+        for i, text in enumerate(row):
+            print(f"   {'*' if i == 0 else ' '} - {text}".rstrip())
 
 
 if __name__ == "__main__":

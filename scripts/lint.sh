@@ -7,6 +7,8 @@
 #   build    W=1 build, compiler warnings as errors
 #   sparse   C=2 (every file), no sparse warning in our sources
 #   checkpatch --strict on our C sources and headers
+#   docs     scripts/docs-check.sh: the .rst files parse, the paths and
+#            make targets the docs name exist, kernel-doc is clean
 # Builds happen in a throwaway copy of the tree, so the checkout stays
 # clean.  Every check runs even if an earlier one fails; the exit status is
 # non-zero if any failed.
@@ -136,7 +138,12 @@ lint_checkpatch()
 	return "$rc"
 }
 
-for check in build sparse checkpatch; do
+lint_docs()
+{
+	"$here/docs-check.sh"
+}
+
+for check in build sparse checkpatch docs; do
 	log "--- $check ---"
 	# A subshell outside any "if", so set -e still holds inside the check.
 	set +e
