@@ -8,14 +8,14 @@
 # lines from the UML test kernel and from the same kernel without its
 # debug options (scripts/bench-uml.sh).  Given the output directories of
 # two such scripts/kunit.sh runs, reads their ktap.log; otherwise makes
-# both runs.  Writes bench/results/dispatch.md (also printed) and puts it
-# into README.md.
+# both runs.  Writes build/results/dispatch.md (also printed).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
-md=$top/bench/results/dispatch.md
+mkdir -p "$FP_RESULTS"
+md=$FP_RESULTS/dispatch.md
 
 if [ $# = 2 ]; then
 	debug=$1
@@ -45,4 +45,4 @@ rev=$(git -C "$top" describe --always --dirty 2>/dev/null) || rev="a tree"
 		"$nodebug/ktap.log"
 } >"$md"
 cat "$md"
-fp_readme_splice dispatch "$md"
+echo "bench-dispatch: wrote $md" >&2

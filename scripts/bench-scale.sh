@@ -6,14 +6,15 @@
 # The scalability table of make bench, from the "fp-scale:" lines of
 # kunit/bench_scale.c in DIR/ktap.log, DIR being the output directory of
 # scripts/kunit.sh --arch arm64 (default build/kunit-arm64, make check's):
-# writes bench/results/scale.md (also printed) and puts it into README.md.
+# writes build/results/scale.md (also printed).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 dir=${1:-$top/build/kunit-arm64}
-md=$top/bench/results/scale.md
+mkdir -p "$FP_RESULTS"
+md=$FP_RESULTS/scale.md
 
 grep -q 'fp-scale:' "$dir/ktap.log" ||
 	{ echo "bench-scale: no fp-scale lines in $dir/ktap.log" >&2; exit 1; }
@@ -26,4 +27,4 @@ rev=$(git -C "$top" describe --always --dirty 2>/dev/null) || rev="a tree"
 	python3 "$top/scripts/bench-scale-table.py" "$dir/ktap.log"
 } >"$md"
 cat "$md"
-fp_readme_splice scale "$md"
+echo "bench-scale: wrote $md" >&2

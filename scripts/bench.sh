@@ -5,8 +5,7 @@
 # as root.  Installs what it needs, then measures in one run:
 #   1. commands, syncs and collateral evictions per unmap, exact: the KUnit
 #      suites in the test kernel (UML), for every backend, policy and size;
-#      with flushpol_adaptive's whole sweep (bench/results/adaptive.md and
-#      adaptive.png, and the README's adaptive block);
+#      with flushpol_adaptive's whole sweep (adaptive.md and adaptive.png);
 #   2. the flushpol core's dispatch cost per call, against calling the same
 #      trivial backend directly: KUnit in the test kernel, and in the same
 #      UML kernel without its debug options (scripts/bench-uml.sh);
@@ -17,10 +16,11 @@
 #      bench-upstream.sh, which also runs alone);
 #   4. throughput of fio on QEMU's NVMe through every policy, strict and
 #      lazy, against the upstream driver strict and lazy and bypass
-#      (scripts/qemu/fio-bench.sh: bench/results/fio.md and fio.png, and
-#      its own README section).
-# Writes bench/results/bench.md (also printed) and
-# bench/results/unmap-latency.png, and puts the table into README.md.
+#      (scripts/qemu/fio-bench.sh: fio.md and fio.png).
+# Writes bench.md (also printed), unmap-latency.png, qemu-vs-upstream.md
+# and dispatch.md beside those, all in build/results/ (FLUSHPOL_RESULTS),
+# and prints where they went; nothing tracked is written: `make results`
+# publishes them into bench/results/.
 # Takes about 15 minutes the first time (two UML kernels are built), 3 to
 # 5 after that, and fio's 17 boots about 35 more on a shared 2-core host.
 #
@@ -41,7 +41,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 out=${FLUSHPOL_BENCH_OUT:-$top/build/bench}
-res=$top/bench/results
+res=$FP_RESULTS
 rounds=${FP_BENCH_ROUNDS:-8}
 reps=${FP_BENCH_REPS:-16}
 qemu=$top/scripts/qemu
@@ -83,7 +83,7 @@ FP_KUNIT_ARGS=flushpol_kunit.adaptive_eval_full=1 FLUSHPOL_OUT=$out/kunit \
 grep -q 'fp-dispatch:' "$out/kunit/ktap.log" ||
 	die "no fp-dispatch lines in $out/kunit/ktap.log"
 # The adaptive policy against every fixed threshold, on the TLB model:
-# its own table, plot and README block.
+# its own table and plot.
 {
 	echo "Measured $(date -u +%F) by \`make bench\` at" \
 	     "$(git -C "$top" describe --always --dirty 2>/dev/null || echo "a tree")," \
@@ -93,7 +93,6 @@ grep -q 'fp-dispatch:' "$out/kunit/ktap.log" ||
 		--plot "$out"
 } >"$res/adaptive.md"
 (cd "$out" && gnuplot -e "png='$res/adaptive.png'" adaptive.gp)
-fp_readme_splice adaptive "$res/adaptive.md"
 log "wrote $res/adaptive.md and $res/adaptive.png"
 
 log "2/5 KUnit in UML without debug options: dispatch cost"
@@ -141,12 +140,16 @@ rev=$(git -C "$top" describe --always --dirty 2>/dev/null) || rev="a tree"
 gnuplot -e "png='$png'" "$out/latency.gp"
 cat "$md"
 log "wrote $md and $png"
-fp_readme_splice bench "$md"
 {
 	echo "Measured $(date -u +%F) by \`make bench\` at $rev, $rounds rounds" \
 	     "of $reps unmaps, on the machine above."
 	echo
 	python3 "$top/scripts/bench-table.py" --qemu "$out/qemu"
 } >"$res/qemu-vs-upstream.md"
-fp_readme_splice qemu-bench "$res/qemu-vs-upstream.md"
 "$top/scripts/bench-dispatch.sh" "$out/kunit" "$out/kunit-nodebug" >/dev/null
+log "results in ${res#"$top"/}/:"
+for f in bench.md unmap-latency.png qemu-vs-upstream.md dispatch.md \
+	 adaptive.md adaptive.png fio.md fio.png; do
+	[ ! -e "$res/$f" ] || log "  ${res#"$top"/}/$f"
+done
+log "nothing tracked changed; 'make results' publishes them into bench/results/"

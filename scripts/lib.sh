@@ -53,18 +53,10 @@ fp_export_tree()
 	fi
 }
 
-# Replace what README.md holds between "<!-- $1:begin ... -->" and
-# "<!-- $1:end -->" with the contents of file $2.
-fp_readme_splice()
-{
-	local name=$1 file=$2 readme=$FP_TOP/README.md
-
-	awk -v b="<!-- $name:begin" -v e="<!-- $name:end -->" -v f="$file" '
-		index($0, b) == 1 { print; while ((getline l < f) > 0) print l; skip = 1; next }
-		$0 == e { skip = 0 }
-		!skip' "$readme" > "$readme.new"
-	mv "$readme.new" "$readme"
-}
+# Where a run's tables and plots go: build/results/ (FLUSHPOL_RESULTS).
+# A run never writes a tracked file; `make results` (scripts/results.sh)
+# publishes this directory into bench/results/ when a maintainer chooses.
+export FP_RESULTS=${FLUSHPOL_RESULTS:-$FP_TOP/build/results}
 
 # The QEMU rig's modules for a benchmark or diagnosis boot: flushpol
 # through DKMS into the guest kernel (prepare.sh's, already eval'ed) and

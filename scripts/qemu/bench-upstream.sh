@@ -13,9 +13,8 @@
 # FP_BENCH_REPS, or 16) timed unmaps per policy and size in each.  One more
 # boot of the upstream driver, traced by QEMU, counts its commands.
 #
-# Writes bench/results/qemu-vs-upstream.md (also printed) and
-# bench/results/unmap-latency.png, and puts the table into README.md's
-# qemu-bench block.  The consoles stay in the output directory, for
+# Writes build/results/qemu-vs-upstream.md (also printed) and
+# build/results/unmap-latency.png.  The consoles stay in the output directory, for
 # scripts/bench-table.py.  A round takes about ROUND_S seconds, printed at
 # the end, on a shared 2-core host.
 #
@@ -32,7 +31,7 @@ export FLUSHPOL_QEMU_OUT=${FLUSHPOL_QEMU_OUT:-$FP_TOP/build/bench-qemu}
 out=$FLUSHPOL_QEMU_OUT
 rounds=${1:-${FP_BENCH_ROUNDS:-8}}
 reps=${2:-${FP_BENCH_REPS:-16}}
-res=$FP_TOP/bench/results
+res=$FP_RESULTS
 
 log() { echo "bench-upstream: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -96,4 +95,3 @@ rev=$(git -C "$FP_TOP" describe --always --dirty 2>/dev/null) || rev="a tree"
 gnuplot -e "png='$res/unmap-latency.png'" "$out/latency.gp"
 cat "$md"
 log "wrote $md and $res/unmap-latency.png"
-fp_readme_splice qemu-bench "$md"

@@ -5,8 +5,7 @@
 # (prepare.sh's, FP_KVER=6.12 or 6.1), boot it on QEMU's SMMUv3, switch
 # the edu device's context through every policy via sysfs, time unmaps of
 # 4K..32M of 4 KiB pages, and print the table (also written to
-# bench/results/NAME.md, NAME FP_QEMU_RESULT or qemu-unmap, and into
-# README.md unless FP_QEMU_README=0).
+# build/results/NAME.md, NAME FP_QEMU_RESULT or qemu-unmap).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,8 +19,8 @@ eval "$("$here/prepare.sh")"
 GUEST_APPEND="deferred_probe_timeout=1" \
 	"$here/run-guest.sh" "$FP_TOP/e2e/guest-bench.sh" 3000
 
-mkdir -p "$FP_TOP/bench/results"
-res=$FP_TOP/bench/results/${FP_QEMU_RESULT:-qemu-unmap}.md
+mkdir -p "$FP_RESULTS"
+res=$FP_RESULTS/${FP_QEMU_RESULT:-qemu-unmap}.md
 {
 	echo "Measured $(date -u +%F) by \`make demo\`: Debian's arm64 $KVER"
 	echo "kernel, qemu-system-aarch64 $(qemu-system-aarch64 --version |
@@ -29,4 +28,3 @@ res=$FP_TOP/bench/results/${FP_QEMU_RESULT:-qemu-unmap}.md
 	python3 "$here/bench-table.py" "$out/run/guest-bench/console.log"
 } > "$res"
 cat "$res"
-[ "${FP_QEMU_README:-1}" = 0 ] || fp_readme_splice demo "$res"

@@ -20,9 +20,8 @@
 # FP_FIO_MARK), for upstream's commands per I/O; flushpol's come from its
 # own statistics in the timed boots.
 #
-# Writes bench/results/NAME.md (printed) and bench/results/NAME.png, and
-# puts the table into README.md between the NAME markers (NAME: fio, or
-# FP_FIO_RESULT; FP_FIO_README=0: not into README.md).
+# Writes build/results/NAME.md (printed) and build/results/NAME.png
+# (NAME: fio, or FP_FIO_RESULT).
 #
 # Environment:
 #   FP_FIO_CONFIGS  which configurations (default: all five above)
@@ -115,7 +114,7 @@ for c in $configs; do
 	esac
 done
 
-res=$FP_TOP/bench/results
+res=$FP_RESULTS
 mkdir -p "$res"
 name=${FP_FIO_RESULT:-fio}
 md=$res/$name.md
@@ -138,4 +137,3 @@ if [[ " $configs " == *" bypass "* ]]; then
 else
 	log "wrote $md (no plot without bypass)"
 fi
-[ "${FP_FIO_README:-1}" = 0 ] || fp_readme_splice "$name" "$md"
