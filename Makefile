@@ -5,7 +5,8 @@
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-.PHONY: all modules clean check demo bench stress stress-arm64 kcsan deb
+.PHONY: all modules clean help check demo bench results docs stress \
+	stress-arm64 kcsan deb
 
 all: modules
 
@@ -15,29 +16,54 @@ modules:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 
-# The README's test command: everything CI runs.
+# One line per target.  Keep it in step with the targets below.
+help:
+	@echo 'make [all|modules] build the modules for KDIR (default: the running kernel)'
+	@echo 'make clean          remove what make modules built'
+	@echo 'make demo [KVER=6.1] DKMS into Debian arm64 on QEMU SMMUv3; tables in build/results/'
+	@echo 'make check          every test CI runs, a summary line per stage at the end'
+	@echo 'make bench          the benchmarks (about an hour); tables in build/results/'
+	@echo 'make results        publish build/results/ into bench/results/ (tracked files)'
+	@echo 'make docs           the documentation checks alone (scripts/docs-check.sh)'
+	@echo 'make deb            the flushpol-dkms Debian package, in build/deb/'
+	@echo 'make stress         the long reliability run (about an hour)'
+	@echo 'make stress-arm64   the stress suite at full size on arm64 SMP (QEMU -smp 4)'
+	@echo 'make kcsan          the concurrency suites in the arm64 KCSAN kernel'
+	@echo 'make help           this list'
+
+# Everything CI runs; ends with a summary line per stage.
 check:
 	scripts/check.sh
+
+# The docs checks (also part of scripts/lint.sh, so of make check).
+docs:
+	scripts/docs-check.sh
 
 # The Debian package users install: build/deb/flushpol-dkms_<version>_all.deb
 # (debhelper and dh-dkms from debian/, checked with lintian).
 deb:
 	scripts/deb.sh
 
-# The README's main job: DKMS into a real kernel on QEMU's SMMUv3, policies
-# switched through sysfs, the unmap benchmark's table.  KVER=6.1 measures
-# Debian's arm64 6.1 instead of 6.12.
+# The main job: DKMS into a real kernel on QEMU's SMMUv3, policies
+# switched through sysfs, the unmap and fio tables in build/results/.
+# KVER=6.1 measures Debian's arm64 6.1 instead of 6.12.
 KVER ?= 6.12
 demo:
 	FP_KVER=$(KVER) scripts/demo.sh
 
 # The benchmarks, separate from the tests: exact command counts, dispatch
-# cost, unmap latency against the upstream arm-smmu-v3 driver; the table
-# and plot go to bench/results/ and README.md.
+# cost, unmap latency against the upstream arm-smmu-v3 driver, fio; the
+# tables and plots go to build/results/.
 bench:
 	scripts/bench.sh
 
-# The long reliability run (README, Reliability): 10^5 map/unmap cycles of
+# Publishing, by a maintainer's choice: build/results/ into bench/results/
+# (which Documentation/benchmarks.rst includes) and the count tables of
+# Documentation/policies.rst from build/kunit/counts.txt.
+results:
+	scripts/results.sh
+
+# The long reliability run (Documentation/testing.rst, Reliability): 10^5 map/unmap cycles of
 # flushpol_stress and 100 module load/unload rounds, in the UML test kernel;
 # make check runs 2500 and 36.  About 50 minutes on two cores.  Then 2
 # minutes of fio verify per mode on QEMU's NVMe (make check: 20 seconds).

@@ -1,10 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make check: everything CI runs, in order of how fast it fails.
+# make check: everything CI runs, in order of how fast it fails.  It stops
+# at the first stage that fails, and ends with one line per stage (its time,
+# PASS, FAIL or not run), then KUnit's totals, "N passed, N failed", alone
+# on the last line (the UML run's, which CI reads).
 #   lint        W=1 -Werror, sparse, checkpatch --strict
 #   kunit       the suites in a UML kernel, with the real io-pgtable-arm
-#   readme      the README's count table is what the suites just printed
+#   docs        every .rst parses (docutils), kernel-doc is clean, every
+#               path and make target the docs name exists (docs-check.sh),
+#               and Documentation/policies.rst's count tables are what the
+#               suites just printed (docs-table.sh --check)
 #   kunit-arm64 the same suites in an arm64 SMP kernel on QEMU -smp 4
 #               (MTTCG), threads truly in parallel (the kernel is built
 #               once and cached: about an hour of CPU on two cores)
@@ -18,21 +24,71 @@
 #               and lazy, policies rewritten under it; e2e_nosync caught
 #   e2e 6.1     the same end to end test on Debian's arm64 6.1, whose
 #               IOMMU core the driver meets through backends/smmuv3/compat.h
-set -euo pipefail
+set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 # shellcheck source=scripts/deps.sh
 . scripts/deps.sh
-fp_apt_install
+fp_apt_install "${FP_DEB_PACKAGES[@]}" || exit 1
 
-scripts/lint.sh
-scripts/kunit.sh
-scripts/readme-table.sh --check
-scripts/kunit.sh --arch arm64
-scripts/dkms-check.sh --skips-only
-scripts/deb-check.sh
-scripts/qemu/e2e.sh
-FP_FIO_PREBUILT=1 scripts/qemu/fio-verify.sh 20
-FP_KVER=6.1 FLUSHPOL_QEMU_OUT=$top/build/qemu-6.1 scripts/qemu/e2e.sh
-echo "check: PASS"
+log=$top/build/check
+mkdir -p "$log"
+names=() times=() verdicts=()
+failed=0
+
+# $1: the stage's name in the summary; the rest: its command.  Output goes
+# to the terminal as before and to build/check/<name>.log.
+stage()
+{
+	local name=$1 start=$SECONDS rc
+
+	shift
+	names+=("$name")
+	if [ $failed = 1 ]; then
+		times+=("-") verdicts+=("not run")
+		return
+	fi
+	echo "check: stage $name: $*"
+	"$@" 2>&1 | tee "$log/${name// /-}.log"
+	rc=${PIPESTATUS[0]}
+	times+=("$((SECONDS - start))s")
+	if [ "$rc" = 0 ]; then
+		verdicts+=(PASS)
+	else
+		verdicts+=("FAIL (exit $rc, log build/check/${name// /-}.log)")
+		failed=1
+	fi
+}
+
+stage lint scripts/lint.sh
+stage kunit scripts/kunit.sh
+stage docs eval 'scripts/docs-check.sh && scripts/docs-table.sh --check'
+stage kunit-arm64 scripts/kunit.sh --arch arm64
+stage dkms scripts/dkms-check.sh --skips-only
+stage deb scripts/deb-check.sh
+stage e2e scripts/qemu/e2e.sh
+stage fio-verify env FP_FIO_PREBUILT=1 scripts/qemu/fio-verify.sh 20
+stage "e2e 6.1" env FP_KVER=6.1 FLUSHPOL_QEMU_OUT="$top/build/qemu-6.1" \
+	scripts/qemu/e2e.sh
+
+echo
+echo "check: summary"
+for i in "${!names[@]}"; do
+	printf 'check:   %-12s %7s  %s\n' "${names[i]}" "${times[i]}" "${verdicts[i]}"
+done
+# KUnit's totals: the UML run's closing line (scripts/kunit.sh prints it).
+totals=$(grep -x 'kunit: [0-9]* passed, [0-9]* failed' "$log/kunit.log" 2>/dev/null |
+	tail -n 1)
+arm64=$(grep -x 'kunit: [0-9]* passed, [0-9]* failed' "$log/kunit-arm64.log" 2>/dev/null |
+	tail -n 1)
+[ -z "$arm64" ] || echo "check: arm64 ${arm64#kunit: }"
+if [ $failed = 0 ]; then
+	echo "check: PASS"
+else
+	echo "check: FAIL"
+fi
+# Alone on the last line, as CI reads it.
+echo "${totals#kunit: }"
+[ -n "$totals" ] || echo "0 passed, 1 failed"
+exit $failed
