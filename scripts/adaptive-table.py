@@ -120,7 +120,7 @@ def main():
         print(f"| `{k}` | " + " | ".join(cells) + " |")
     print()
     out, single, ratio = targets(seed)
-    print("Targets of issue 11 at the seed's constants (reported, never asserted):")
+    print("Targets at the seed's constants (reported, never asserted):")
     print()
     for w in workloads:
         blbl, b, a, q = out[w]

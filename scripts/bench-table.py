@@ -259,7 +259,7 @@ def dispatch_section(debug, nodebug):
             "dispatch in UML without debug options: a 4K unmap through "
             f"io-pgtable-arm pays {o[0] - o[1]:+.1f} ns with flushpol's `va` "
             f"over the direct calls (target: at most {DISPATCH_TARGET_NS} "
-            "ns, half the +38 ns before issue 10): "
+            "ns): "
             + ("met" if o[0] - o[1] <= DISPATCH_TARGET_NS else "**missed**"))
     kv = nodebug[0].get(("va", "fp_unmap_4k"))
     if kv:
@@ -596,7 +596,7 @@ def main(d):
                  parse_dispatch(read(os.path.join(
                      d, "kunit-nodebug/ktap.log"))))
     notes += run(qemu_section, *qemu_inputs(os.path.join(d, "qemu"), d))
-    print_targets("Targets of the benchmark issue", notes)
+    print_targets("Targets", notes)
     print("\n".join(s.rstrip("\n") + "\n" for s in sections), end="")
 
 
@@ -639,7 +639,7 @@ def main_dispatch(debug_log, nodebug_log):
         for n in notes:
             print(f"- {n}.")
         print()
-    # Its own README block, under the bench block's level-3 headings.
+    # Its own block, under the bench block's level-3 headings.
     print(buf.getvalue().replace("### Dispatch overhead (KUnit, UML)\n\n",
                                  "", 1).rstrip("\n"))
 

@@ -268,7 +268,7 @@ def targets(med, cols, jobs, runs):
                    f"upstream lazy's {fmt(u)} (ranges "
                    f"{'overlap' if plo <= hi and phi >= lo else '**do not overlap**'})")
     if out:
-        print("\nTargets of issue 9 (reported, never asserted):\n")
+        print("\nTargets (reported, never asserted):\n")
         print("\n".join(out))
 
 
