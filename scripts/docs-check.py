@@ -7,20 +7,23 @@
 1. Every Documentation/**/*.rst parses with docutils, warnings as errors.
    docutils knows no kernel-doc directive (that is Sphinx and the kernel's
    Documentation/sphinx/kerneldoc.py): here it only checks that the file
-   it names exists; scripts/docs-check.sh runs kernel-doc on it.
+   it names exists; scripts/docs-check.sh runs kernel-doc on it.  Sphinx's
+   :doc: role and toctree directive likewise: the documents they name must
+   exist.
 2. Every path of this tree and every make target that README.md or the
    .rst files name exists: in the .rst files, what docutils sees as
    literal text, literal blocks, links, images and includes; in README.md,
    code spans, fenced blocks and link targets.
 """
 import glob
+import io
 import os
 import re
 import sys
 
 import docutils.core
 import docutils.nodes
-from docutils.parsers.rst import Directive, directives
+from docutils.parsers.rst import Directive, directives, roles
 
 TOP = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
 # A word naming a file of this tree starts with one of these.
@@ -50,6 +53,41 @@ class KernelDoc(Directive):
 
 
 directives.register_directive("kernel-doc", KernelDoc)
+
+
+class TocTree(Directive):
+    """Stands in for Sphinx's toctree: every document it lists must exist."""
+    has_content = True
+    option_spec = {"maxdepth": directives.nonnegative_int,
+                   "caption": directives.unchanged,
+                   "numbered": directives.flag,
+                   "hidden": directives.flag}
+
+    def run(self):
+        here = os.path.dirname(self.state.document["source"])
+        for entry in self.content:
+            entry = entry.strip()
+            if entry and not os.path.exists(os.path.join(here, entry + ".rst")):
+                raise self.error(f"toctree: no document {entry}.rst")
+        return []
+
+
+directives.register_directive("toctree", TocTree)
+
+
+def doc_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """Sphinx's :doc:, as the kernel's documents use it: the document must
+    exist beside the one that names it."""
+    target = re.sub(r"^.*<(.*)>$", r"\1", text)
+    here = os.path.dirname(inliner.document["source"])
+    if not os.path.exists(os.path.join(here, target + ".rst")):
+        msg = inliner.reporter.error(f":doc: names {target}.rst, which does not exist",
+                                     line=lineno)
+        return [inliner.problematic(rawtext, rawtext, msg)], [msg]
+    return [docutils.nodes.reference(rawtext, target, refuri=target + ".rst")], []
+
+
+roles.register_local_role("doc", doc_role)
 
 
 def targets():
@@ -93,7 +131,7 @@ def check_rst(path):
     rel = os.path.relpath(path, TOP)
     text = open(path, encoding="utf-8").read()
     settings = {"halt_level": 2, "report_level": 2, "exit_status_level": 2,
-                "warning_stream": sys.stderr, "file_insertion_enabled": True,
+                "warning_stream": io.StringIO(), "file_insertion_enabled": True,
                 "raw_enabled": False}
     cwd = os.getcwd()
     try:

@@ -278,7 +278,7 @@ if [ -n "$injected" ]; then
 	[ "$logged" -lt "$injected" ] ||
 		{ log "FAIL: sync timeouts not rate-limited"; rc=1; }
 fi
-# The README's Reliability figures.
+# The figures of Documentation/testing.rst, Reliability.
 grep -oE '(fp-stress-total|fp-lifetime|fp-fault|fp-stress: seed).*' \
 	"$out/ktap.log" > "$out/reliability.txt" || true
 cat "$out/reliability.txt" >&2

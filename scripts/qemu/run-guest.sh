@@ -10,8 +10,8 @@
 # with e2e/guest-lib.sh beside it as /guest-lib.sh.
 # The in-tree SMMUv3 driver is kept off (initcall_blacklist), so the SMMU
 # is left for our own driver; -device edu is a PCI device behind it.
-# /init boots the way README's "Using flushpol_smmuv3 for a machine's
-# devices" sets a machine up: it loads the modules of /conf/modules (what
+# /init boots the way Documentation/smmuv3.rst, "Turning it on for a
+# machine", sets a machine up: it loads the modules of /conf/modules (what
 # initramfs-tools makes of /etc/initramfs-tools/modules), flushpol_smmuv3
 # first, before any PCI driver, so every PCI device probes behind it.
 #
