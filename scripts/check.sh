@@ -33,6 +33,8 @@ cd "$top" || exit 1
 fp_apt_install "${FP_DEB_PACKAGES[@]}" || exit 1
 
 log=$top/build/check
+# This run's logs only: the totals below must not come from an older one.
+rm -rf "$log"
 mkdir -p "$log"
 names=() times=() verdicts=()
 failed=0
@@ -52,7 +54,7 @@ stage()
 	echo "check: stage $name: $*"
 	"$@" 2>&1 | tee "$log/${name// /-}.log"
 	rc=${PIPESTATUS[0]}
-	times+=("$((SECONDS - start))s")
+	times+=("$(((SECONDS - start) / 60))m$(printf %02d $(((SECONDS - start) % 60)))s")
 	if [ "$rc" = 0 ]; then
 		verdicts+=(PASS)
 	else
@@ -88,7 +90,13 @@ if [ $failed = 0 ]; then
 else
 	echo "check: FAIL"
 fi
-# Alone on the last line, as CI reads it.
-echo "${totals#kunit: }"
-[ -n "$totals" ] || echo "0 passed, 1 failed"
+# Alone on the last line, as CI reads it.  Without the UML run's totals
+# (it failed to start or never ran) the run counts as one failure.
+if [ -n "$totals" ]; then
+	echo "${totals#kunit: }"
+else
+	echo "check: no KUnit totals: the UML run did not finish"
+	echo "0 passed, 1 failed"
+	failed=1
+fi
 exit $failed
