@@ -11,7 +11,7 @@
    :doc: role and toctree directive likewise: the documents they name must
    exist.
 2. Every path of this tree and every make target that README.md or the
-   .rst files name exists: in the .rst files, what docutils sees as
+   .rst files name exists, and make help lists every target: in the .rst files, what docutils sees as
    literal text, literal blocks, links, images and includes; in README.md,
    code spans, fenced blocks and link targets.
 """
@@ -102,6 +102,18 @@ def targets():
 MAKE_TARGETS = targets()
 
 
+def check_help():
+    """make help has a line for every target of the Makefile."""
+    helped = set()
+    for line in open(os.path.join(TOP, "Makefile")):
+        m = re.match(r"\s*@echo 'make (\S+)", line)
+        if m:
+            helped.update(m.group(1).strip("[]").split("|"))
+    for t in sorted(MAKE_TARGETS - {".PHONY"}):
+        if t not in helped:
+            errors.append(f"Makefile: make help has no line for target '{t}'")
+
+
 def check_words(doc, text):
     """Paths and make targets in a piece of literal text."""
     words = text.split()
@@ -185,6 +197,7 @@ def main():
     for path in rst:
         check_rst(path)
     check_markdown(os.path.join(TOP, "README.md"))
+    check_help()
     for e in errors:
         print(f"docs-check: {e}", file=sys.stderr)
     print(f"docs-check: {len(rst)} .rst files and README.md: "
