@@ -152,4 +152,4 @@ for f in bench.md unmap-latency.png qemu-vs-upstream.md dispatch.md \
 	 adaptive.md adaptive.png fio.md fio.png; do
 	[ ! -e "$res/$f" ] || log "  ${res#"$top"/}/$f"
 done
-log "nothing tracked changed; 'make results' publishes them into bench/results/"
+log "to publish them into bench/results/ (tracked): make results"

@@ -41,4 +41,4 @@ echo "demo: measured Debian's arm64 $KVER kernel (KVER=$FP_KVER); results in $re
 echo "demo:   $res/qemu-unmap$suffix.md  unmap latency per policy"
 echo "demo:   $res/fio-demo$suffix.md    fio on NVMe per policy"
 echo "demo:   $res/fio-demo$suffix.png   its plot"
-echo "demo: nothing tracked changed; 'make results' publishes them into bench/results/"
+echo "demo: to publish them into bench/results/ (tracked): make results"
