@@ -95,13 +95,20 @@
 #define STE_0_CFG_ABORT			0
 #define STE_0_CFG_BYPASS		4
 #define STE_0_CFG_S1_TRANS		5
+#define STE_0_S1FMT			GENMASK_ULL(5, 4)
 #define STE_0_S1CTXPTR			GENMASK_ULL(51, 6)
+#define STE_0_S1CDMAX			GENMASK_ULL(63, 59)
+#define STE_1_S1DSS			GENMASK_ULL(1, 0)
 #define STE_1_S1CIR			GENMASK_ULL(3, 2)
 #define STE_1_S1COR			GENMASK_ULL(5, 4)
 #define STE_1_S1CSH			GENMASK_ULL(7, 6)
 #define STE_1_S1C_WBRA			1
+#define STE_1_S1STALLD			BIT_ULL(27)
+#define STE_1_EATS			GENMASK_ULL(29, 28)
+#define STE_1_STRW			GENMASK_ULL(31, 30)
 #define STE_1_SHCFG			GENMASK_ULL(45, 44)
 #define STE_1_SHCFG_INCOMING		1
+#define STE_2_S2VMID			GENMASK_ULL(15, 0)
 
 /* Context descriptors: 8 double words */
 #define CD_DWORDS			8

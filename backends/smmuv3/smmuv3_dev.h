@@ -122,6 +122,36 @@ int smmuv3_cmdq_issue_sync(struct smmuv3_device *smmu, const u64 *cmds,
 			   unsigned int n);
 
 /* strtab.c */
+struct smmuv3_ste_writer;
+
+/**
+ * struct smmuv3_ste_writer_ops - how smmuv3_write_ste() reaches the SMMU
+ * @write: one 64-bit store of @val to a double word of the entry
+ * @sync: make the SMMU drop what it cached of the stream's STE, and wait
+ *	for it: CFGI_STE, then CMD_SYNC.  0, or the sync's error.
+ *
+ * The driver's queue in the shipped module; a recorder in the tests.
+ */
+struct smmuv3_ste_writer_ops {
+	void (*write)(struct smmuv3_ste_writer *w, __le64 *dst, u64 val);
+	int (*sync)(struct smmuv3_ste_writer *w);
+};
+
+/**
+ * struct smmuv3_ste_writer - one stream's STE update
+ * @ops: stores and syncs
+ * @smmu: the SMMU
+ * @sid: the stream
+ */
+struct smmuv3_ste_writer {
+	const struct smmuv3_ste_writer_ops *ops;
+	struct smmuv3_device *smmu;
+	u32 sid;
+};
+
+int smmuv3_write_ste(struct smmuv3_ste_writer *w, __le64 *entry,
+		     const u64 *target);
+void smmuv3_ste_used(const u64 *ste, u64 *used);
 int smmuv3_strtab_init(struct smmuv3_device *smmu, u32 idr0, u32 idr1);
 u64 smmuv3_strtab_base_cfg(const struct smmuv3_device *smmu);
 int smmuv3_strtab_prepare(struct smmuv3_device *smmu, u32 sid);

@@ -11,6 +11,7 @@
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
+#include <linux/bitops.h>
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
 
@@ -183,21 +184,181 @@ static __le64 *smmuv3_ste_ptr(struct smmuv3_device *smmu, u32 sid)
 }
 
 /*
- * The SMMU may read the entry at any time: dword 0, which holds V, goes
- * invalid first and valid last.
+ * The bits of an STE the SMMU may read, as its V and CONFIG select them
+ * (IHI 0070, 5.2), for the configurations this driver writes.  A bit the
+ * SMMU reads must never be missing here, or it could change under a live
+ * entry; a bit counted that the SMMU ignores only makes an update more
+ * careful.  smmuv3_ste_s1() sets SHCFG, which stage 1 ignores: it is
+ * counted, so that every bit a constructor sets is a used one.
  */
-static void smmuv3_write_ste(struct smmuv3_device *smmu, u32 sid,
-			     const u64 *ste)
+void smmuv3_ste_used(const u64 *ste, u64 *used)
 {
-	__le64 *dst = smmuv3_ste_ptr(smmu, sid);
+	memset(used, 0, STE_DWORDS * sizeof(*used));
+	used[0] = STE_0_V;
+	if (!(ste[0] & STE_0_V))
+		return;
+	used[0] |= STE_0_CFG;
+	switch (FIELD_GET(STE_0_CFG, ste[0])) {
+	case STE_0_CFG_BYPASS:
+		used[1] = STE_1_SHCFG;
+		break;
+	case STE_0_CFG_S1_TRANS:
+		used[0] |= STE_0_S1FMT | STE_0_S1CTXPTR | STE_0_S1CDMAX;
+		used[1] = STE_1_S1DSS | STE_1_S1CIR | STE_1_S1COR |
+			  STE_1_S1CSH | STE_1_S1STALLD | STE_1_EATS |
+			  STE_1_STRW | STE_1_SHCFG;
+		used[2] = STE_2_S2VMID;
+		break;
+	}
+}
+
+/*
+ * Which double words must change in bits the SMMU reads, one bit each.
+ * @step gets the entry with every bit the current configuration ignores
+ * already at its target value: writing it changes nothing the SMMU does.
+ */
+static u8 smmuv3_ste_diff(const u64 *cur, const u64 *target, u64 *step)
+{
+	u64 cur_used[STE_DWORDS], target_used[STE_DWORDS];
+	u8 diff = 0;
 	int i;
 
-	WRITE_ONCE(dst[0], 0);
+	smmuv3_ste_used(cur, cur_used);
+	smmuv3_ste_used(target, target_used);
+	for (i = 0; i < STE_DWORDS; i++) {
+		/* A constructor set a bit the table above does not know. */
+		WARN_ON_ONCE(target[i] & ~target_used[i]);
+		step[i] = (cur[i] & cur_used[i]) | (target[i] & ~cur_used[i]);
+		if ((step[i] & target_used[i]) != target[i])
+			diff |= BIT(i);
+	}
+	return diff;
+}
+
+/* Store what differs in double words @first..@first + @n - 1, each whole. */
+static bool smmuv3_ste_set(struct smmuv3_ste_writer *w, __le64 *entry,
+			   const u64 *val, unsigned int first, unsigned int n)
+{
+	bool changed = false;
+	unsigned int i;
+
+	for (i = first; i < first + n; i++) {
+		if (le64_to_cpu(entry[i]) == val[i])
+			continue;
+		w->ops->write(w, &entry[i], val[i]);
+		changed = true;
+	}
+	return changed;
+}
+
+/*
+ * One step: its stores, then the SMMU drops what it cached of the entry
+ * before the next step.  Nothing stored, nothing to sync.
+ */
+static int smmuv3_ste_step(struct smmuv3_ste_writer *w, __le64 *entry,
+			   const u64 *val, unsigned int first, unsigned int n)
+{
+	return smmuv3_ste_set(w, entry, val, first, n) ? w->ops->sync(w) : 0;
+}
+
+/**
+ * smmuv3_write_ste() - change a live STE so the SMMU never sees one that
+ *	never existed
+ * @w: where the stores and syncs go, and the stream
+ * @entry: the STE in the stream table
+ * @target: what it becomes
+ *
+ * The SMMU reads an STE in 64-bit pieces, in any order, at any time, and
+ * may keep what it read until a CFGI_STE for the stream and a CMD_SYNC
+ * after it complete: so between two syncs it may use any mix of the
+ * values each double word held.  A sync therefore separates every step,
+ * and each step keeps every such mix V=0, the old STE or the new one in
+ * the bits the SMMU reads:
+ *
+ * - If the bits the SMMU reads change in one double word only, the update
+ *   is hitless: the bits the current configuration ignores are set first,
+ *   then that double word in one store, then the bits the new one ignores
+ *   are cleared.  Domain to domain, bypass or abort to a domain and back
+ *   are all hitless: V stays 1 and the device's DMA never aborts.
+ * - Otherwise V goes to 0, the other double words are written, and
+ *   double word 0 is written last, V=1 with it.
+ *
+ * An unchanged entry still gets one CFGI_STE + CMD_SYNC: an earlier update
+ * whose sync failed may have left the SMMU holding what came before.
+ *
+ * Context: under smmu->ste_lock.
+ * Return: 0, or the error of a sync that failed.  Nothing is stored after
+ * a failed sync: the entry is then V=0, the old STE or the new one in the
+ * bits the SMMU reads, and the SMMU may still hold the old one.
+ */
+int smmuv3_write_ste(struct smmuv3_ste_writer *w, __le64 *entry,
+		     const u64 *target)
+{
+	u64 cur[STE_DWORDS], step[STE_DWORDS];
+	unsigned int crit;
+	u8 diff;
+	int i, ret;
+
+	for (i = 0; i < STE_DWORDS; i++)
+		cur[i] = le64_to_cpu(entry[i]);
+	diff = smmuv3_ste_diff(cur, target, step);
+	/* What the entry points at (a CD) before the entry. */
 	dma_wmb();
-	for (i = 1; i < STE_DWORDS; i++)
-		dst[i] = cpu_to_le64(ste[i]);
-	dma_wmb();
-	WRITE_ONCE(dst[0], cpu_to_le64(ste[0]));
+
+	if (!diff) {
+		smmuv3_ste_set(w, entry, target, 0, STE_DWORDS);
+		return w->ops->sync(w);
+	}
+	if (hweight8(diff) == 1) {
+		crit = __ffs(diff);
+		/* That double word is written whole in the next step. */
+		step[crit] = cur[crit];
+		ret = smmuv3_ste_step(w, entry, step, 0, STE_DWORDS);
+		if (!ret)
+			ret = smmuv3_ste_step(w, entry, target, crit, 1);
+		if (!ret)
+			ret = smmuv3_ste_step(w, entry, target, 0, STE_DWORDS);
+		return ret;
+	}
+	step[0] = 0;
+	ret = smmuv3_ste_step(w, entry, step, 0, 1);
+	if (!ret)
+		ret = smmuv3_ste_step(w, entry, target, 1, STE_DWORDS - 1);
+	if (!ret)
+		ret = smmuv3_ste_step(w, entry, target, 0, 1);
+	return ret;
+}
+
+static void smmuv3_ste_store(struct smmuv3_ste_writer *w, __le64 *dst,
+			     u64 val)
+{
+	WRITE_ONCE(*dst, cpu_to_le64(val));
+}
+
+/* CFGI_STE (Leaf=0: a cached level-1 descriptor goes too), then a sync. */
+static int smmuv3_ste_sync(struct smmuv3_ste_writer *w)
+{
+	u64 cmd[CMD_DWORDS];
+
+	smmuv3_cmd_cfgi_ste(cmd, w->sid);
+	smmuv3_cmdq_ops.submit(w->smmu, cmd, 1);
+	return smmuv3_cmdq_ops.sync(w->smmu);
+}
+
+static const struct smmuv3_ste_writer_ops smmuv3_ste_queue_ops = {
+	.write = smmuv3_ste_store,
+	.sync = smmuv3_ste_sync,
+};
+
+/* @entry is @ste in every bit the SMMU reads of either. */
+static bool smmuv3_ste_holds(const __le64 *entry, const u64 *ste)
+{
+	u64 cur[STE_DWORDS], step[STE_DWORDS];
+	int i;
+
+	for (i = 0; i < STE_DWORDS; i++)
+		cur[i] = le64_to_cpu(entry[i]);
+	return !smmuv3_ste_diff(cur, ste, step);
 }
 
 /**
@@ -207,32 +368,43 @@ static void smmuv3_write_ste(struct smmuv3_device *smmu, u32 sid,
  * @n: how many
  * @ste: the entry
  *
- * Once the STEs are written the streams have changed hands, whatever the
- * sync says: an error there (a wedged SMMU, or a command another CPU lost)
- * is logged, and the queue invalidates everything once it works again, as
- * upstream's arm_smmu_install_ste_for_dev() does not fail either.
+ * Each stream's entry changes as smmuv3_write_ste() says, with a CFGI_STE
+ * and a CMD_SYNC through the queue after each step.  A sync that fails (a
+ * wedged SMMU, or a command lost again after the queue's recovery) stops
+ * that stream's update where its last completed step left it.  If that is
+ * before its entry became @ste, the attach fails: the IOMMU core then
+ * keeps the old domain, which the SMMU may still be using.  If after, the
+ * stream has changed hands and only the clean-up or the SMMU's copy of
+ * the old entry is behind: that is logged, and the next update of the
+ * stream syncs again.
  *
  * Context: process context; takes ste_lock.
- * Return: 0.
+ * Return: 0, or the error of the sync that stopped a stream short of @ste.
  */
 int smmuv3_install_ste(struct smmuv3_device *smmu, const u32 *sids,
 		       unsigned int n, const u64 *ste)
 {
-	u64 cmd[CMD_DWORDS];
+	struct smmuv3_ste_writer w = {
+		.ops = &smmuv3_ste_queue_ops,
+		.smmu = smmu,
+	};
+	__le64 *entry;
 	unsigned int i;
-	int ret;
+	int ret, err = 0;
 
 	mutex_lock(&smmu->ste_lock);
 	for (i = 0; i < n; i++) {
-		smmuv3_write_ste(smmu, sids[i], ste);
-		smmuv3_cmd_cfgi_ste(cmd, sids[i]);
-		smmuv3_cmdq_ops.submit(smmu, cmd, 1);
-	}
-	ret = smmuv3_cmdq_ops.sync(smmu);
-	mutex_unlock(&smmu->ste_lock);
-	if (ret)
+		w.sid = sids[i];
+		entry = smmuv3_ste_ptr(smmu, sids[i]);
+		ret = smmuv3_write_ste(&w, entry, ste);
+		if (!ret)
+			continue;
 		dev_err_ratelimited(smmu->dev,
-				    "CFGI_STE of %u streams not synced: %d\n",
-				    n, ret);
-	return 0;
+				    "stream %#x: STE update stopped, its CFGI_STE not synced: %d\n",
+				    sids[i], ret);
+		if (!smmuv3_ste_holds(entry, ste) && !err)
+			err = ret;
+	}
+	mutex_unlock(&smmu->ste_lock);
+	return err;
 }
