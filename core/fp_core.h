@@ -13,6 +13,7 @@
 #include <linux/rcupdate.h>
 
 #include "../include/flushpol.h"
+#include "compat.h"
 
 /* A threshold above this many TLB entries (16 GiB of 4 KiB pages) is junk. */
 #define FP_THRESHOLD_MAX	BIT(22)
@@ -117,17 +118,30 @@ void fp_cov_sync_failed(struct fp_context *ctx);
 /*
  * fp_call_begin() sets the gather's fields one by one, so a field a later
  * kernel adds to struct iommu_iotlb_gather would be left as stack garbage:
- * refuse to build against a gather that is not the one it knows.
+ * refuse to build against a gather that is not the one it knows, and say
+ * so before the compiler trips over a field it lacks.
  */
 struct fp_gather_known {
 	unsigned long start, end;
 	size_t pgsize;
-	struct list_head freelist;
+	FP_GATHER_FREELIST_TYPE freelist;
 	bool queued;
 };
 
+#define FP_GATHER_UNKNOWN						\
+	"struct iommu_iotlb_gather differs from the one fp_call_begin() "	\
+	"fills in (struct fp_gather_known, core/fp_core.h): this kernel "	\
+	"changed it; a conftest/ probe and core/compat.h must describe it"
+#define FP_GATHER_SAME(field)						\
+	(offsetof(struct iommu_iotlb_gather, field) ==			\
+	 offsetof(struct fp_gather_known, field) &&			\
+	 __same_type(((struct iommu_iotlb_gather *)NULL)->field,	\
+		     ((struct fp_gather_known *)NULL)->field))
+static_assert(FP_GATHER_SAME(start) && FP_GATHER_SAME(end) &&
+	      FP_GATHER_SAME(pgsize) && FP_GATHER_SAME(freelist) &&
+	      FP_GATHER_SAME(queued), FP_GATHER_UNKNOWN);
 static_assert(sizeof(struct iommu_iotlb_gather) ==
-	      sizeof(struct fp_gather_known));
+	      sizeof(struct fp_gather_known), FP_GATHER_UNKNOWN);
 
 /*
  * Start @c, an fp_unmap() call's record, empty: every field that a leaf,
@@ -143,8 +157,8 @@ static inline void fp_call_begin(struct fp_context *ctx, struct fp_call *c,
 	c->gather.end = 0;
 	c->gather.pgsize = 0;
 	c->gather.queued = outer && outer->queued;
-	c->gather.freelist.next = &fp_call_gather_mark;
-	c->gather.freelist.prev = &fp_call_gather_mark;
+	fp_gather_freelist(&c->gather)->next = &fp_call_gather_mark;
+	fp_gather_freelist(&c->gather)->prev = &fp_call_gather_mark;
 	c->ctx = ctx;
 	c->task = NULL;
 	c->irq = 0;
@@ -165,7 +179,7 @@ static inline void fp_call_begin(struct fp_context *ctx, struct fp_call *c,
 static inline struct fp_call *
 fp_call_of_gather(struct iommu_iotlb_gather *gather)
 {
-	if (gather->freelist.next != &fp_call_gather_mark)
+	if (fp_gather_freelist(gather)->next != &fp_call_gather_mark)
 		return NULL;
 	return container_of(gather, struct fp_call, gather);
 }

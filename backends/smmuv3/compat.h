@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What differs between the kernels the SMMUv3 driver builds for (Debian's
- * 6.1 and 6.12), in one place.  Kbuild's probes (conftest/) set the
+ * 6.1, 6.12 and trixie-backports' 7.x), in one place.  Kbuild's probes (conftest/) set the
  * FP_HAVE_* macros; the rest of the driver reads the same on every kernel.
  */
 #ifndef _FP_SMMUV3_COMPAT_H
@@ -11,6 +11,7 @@
 #include <linux/iommu.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/of.h>
 
 #if IS_ENABLED(CONFIG_IOMMU_DMA)
 /*
@@ -41,6 +42,72 @@ static inline void iommu_dma_get_resv_regions(struct device *dev,
 struct iommu_domain *smmuv3_domain_alloc(unsigned int type);
 #define SMMUV3_DOMAIN_ALLOC_OPS					\
 	.domain_alloc		= smmuv3_domain_alloc
+#endif
+
+/*
+ * A domain's attach_dev: told the domain the device leaves as a third
+ * argument after 6.12.  This driver finds what it replaces in the
+ * device's stream table entries, so it declares the argument and ignores
+ * it: "struct device *dev SMMUV3_ATTACH_OLD_ARG)" ends an attach_dev, and
+ * a call of its own passes "dev SMMUV3_ATTACH_NO_OLD)".
+ */
+#ifdef FP_HAVE_IOMMU_ATTACH_DEV_OLD
+#define SMMUV3_ATTACH_OLD_ARG	, struct iommu_domain *old
+#define SMMUV3_ATTACH_NO_OLD	, NULL
+#else
+#define SMMUV3_ATTACH_OLD_ARG
+#define SMMUV3_ATTACH_NO_OLD
+#endif
+
+/*
+ * The platform driver's void remove callback: .remove since 6.11, and
+ * .remove_new (6.1's stable releases, gone in 6.13) before.
+ */
+#ifdef FP_HAVE_PLATFORM_REMOVE_VOID
+#define SMMUV3_PLATFORM_REMOVE	remove
+#else
+#define SMMUV3_PLATFORM_REMOVE	remove_new
+#endif
+
+/**
+ * smmuv3_of_map_iommu_id() - where a requester ID behind @np goes
+ * @np: a PCI host bridge's node, with its "iommu-map"
+ * @rid: the requester ID
+ * @target: the IOMMU node it maps to, with a reference; NULL without a map
+ * @sid: the stream ID it becomes
+ *
+ * 7.x's of_map_id() hands back the phandle's arguments and has a helper
+ * for "iommu-map"; before, of_map_id() was told the property names and
+ * gave the node and the one cell.
+ *
+ * Return: 0, or the error of_map_id() gives.
+ */
+static inline int smmuv3_of_map_iommu_id(struct device_node *np, u32 rid,
+					 struct device_node **target, u32 *sid)
+{
+#ifdef FP_HAVE_OF_MAP_IOMMU_ID
+	struct of_phandle_args arg = {};
+	int ret;
+
+	ret = of_map_iommu_id(np, rid, &arg);
+	if (ret)
+		return ret;
+	*target = arg.np;
+	*sid = arg.args_count ? arg.args[0] : rid;
+	return 0;
+#else
+	return of_map_id(np, rid, "iommu-map", "iommu-map-mask", target, sid);
+#endif
+}
+
+/*
+ * The ops' page sizes, for domains that set none, until 7.x; every domain
+ * of this driver sets its own (smmuv3_domain_alloc_paging()).
+ */
+#ifdef FP_HAVE_IOMMU_OPS_PGSIZE_BITMAP
+#define SMMUV3_OPS_PGSIZES	.pgsize_bitmap = SMMUV3_PGSIZES,
+#else
+#define SMMUV3_OPS_PGSIZES
 #endif
 
 /* of_xlate's arguments became const in 6.9. */

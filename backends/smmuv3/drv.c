@@ -270,8 +270,8 @@ static void smmuv3_report_unprotected(struct smmuv3_device *smmu)
 		u32 sid;
 
 		if (!pdev->dev.driver || pdev->dev.iommu_group || !host ||
-		    of_map_id(host->of_node, pci_dev_id(pdev), "iommu-map",
-			      "iommu-map-mask", &np, &sid))
+		    smmuv3_of_map_iommu_id(host->of_node, pci_dev_id(pdev),
+					   &np, &sid))
 			continue;
 		if (np == smmu->dev->of_node)
 			pci_warn(pdev, "bound to %s before %s registered: stream %#x now aborts its DMA; unbind and bind it again\n",
@@ -395,7 +395,7 @@ static struct platform_driver smmuv3_driver = {
 		.suppress_bind_attrs = true,
 	},
 	.probe = smmuv3_probe,
-	.remove_new = smmuv3_remove,
+	.SMMUV3_PLATFORM_REMOVE = smmuv3_remove,
 };
 module_platform_driver(smmuv3_driver);
 

@@ -39,7 +39,7 @@ static int smmuv3_master_install(struct device *dev, const u64 *ste)
 }
 
 static int smmuv3_attach_identity(struct iommu_domain *domain,
-				  struct device *dev)
+				  struct device *dev SMMUV3_ATTACH_OLD_ARG)
 {
 	u64 ste[STE_DWORDS];
 
@@ -61,7 +61,7 @@ struct iommu_domain smmuv3_identity_domain = {
 };
 
 static int smmuv3_attach_blocked(struct iommu_domain *domain,
-				 struct device *dev)
+				 struct device *dev SMMUV3_ATTACH_OLD_ARG)
 {
 	u64 ste[STE_DWORDS];
 
@@ -94,7 +94,7 @@ static void smmuv3_domain_free(struct iommu_domain *domain)
  * type, and a DMA-FQ domain gets a lazy flushpol context.
  */
 static int smmuv3_attach_paging(struct iommu_domain *domain,
-				struct device *dev)
+				struct device *dev SMMUV3_ATTACH_OLD_ARG)
 {
 	struct smmuv3_domain *dom = to_smmuv3_domain(domain);
 	struct smmuv3_master *master = dev_iommu_priv_get(dev);
@@ -259,7 +259,7 @@ static void smmuv3_release_device(struct device *dev)
 	struct smmuv3_master *master = dev_iommu_priv_get(dev);
 	struct iommu_fwspec *fwspec = dev_iommu_fwspec_get(dev);
 
-	smmuv3_attach_blocked(&smmuv3_blocked_domain, dev);
+	smmuv3_attach_blocked(&smmuv3_blocked_domain, dev SMMUV3_ATTACH_NO_OLD);
 	smmuv3_forget_streams(master, fwspec->ids, fwspec->num_ids);
 	kfree(master);
 }
@@ -306,7 +306,7 @@ const struct iommu_ops smmuv3_iommu_ops = {
 	.device_group		= smmuv3_device_group,
 	.of_xlate		= smmuv3_of_xlate,
 	.get_resv_regions	= smmuv3_get_resv_regions,
-	.pgsize_bitmap		= SMMUV3_PGSIZES,
+	SMMUV3_OPS_PGSIZES
 	/* The core pins us for every device it probes: no rmmod under them. */
 	.owner			= THIS_MODULE,
 	.default_domain_ops	= &smmuv3_paging_ops,
