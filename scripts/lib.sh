@@ -71,3 +71,19 @@ fp_qemu_stage_modules()
 	echo "FAIL: building the rig's modules, see $1/build.log" >&2
 	return 1
 }
+
+# Re-run the calling script ("$0" "$@") inside the build root prepare.sh
+# named (ROOT, Debian 13's kernels: their kbuild and compiler are
+# trixie's), the prepared kernel passed on, unless there is none or this
+# is it already.  Variables to keep are named in $FP_IN_ROOT_KEEP.
+fp_in_root()
+{
+	local keep v env=FP_PREPARED_ENV=$ENVFILE
+
+	[ -n "${ROOT:-}" ] && [ -z "${FP_PREPARED_ENV:-}" ] || return 0
+	keep="FLUSHPOL_CACHE FLUSHPOL_QEMU_OUT FLUSHPOL_DEB FP_KVER ${FP_IN_ROOT_KEEP:-}"
+	for v in $keep; do
+		[ -z "${!v:-}" ] || env+=" $v=${!v}"
+	done
+	FP_ROOT_ENV=$env exec "$FP_TOP/scripts/trixie-root.sh" run "$@"
+}

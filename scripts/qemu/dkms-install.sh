@@ -5,8 +5,8 @@
 #
 # dkms add, build and install of what the flushpol-dkms package ships
 # (scripts/deb.sh builds it from the tree; $FLUSHPOL_DEB names a .deb
-# built already) for Debian's arm64 6.12 kernel, cross-built on this
-# amd64 host, into a staging root:
+# built already) for the arm64 kernel prepare.sh names, cross-built on
+# this amd64 host (Debian 13's: in the trixie root), into a staging root:
 #   $FLUSHPOL_QEMU_OUT/sysroot/lib/modules/KVER/   (default build/qemu)
 # with the kernel's modules.builtin/order and a depmod'ed modules.dep, as
 # on an arm64 machine with the kernel and our package installed.
@@ -41,6 +41,11 @@ die() { log "$*"; exit 1; }
 
 env=$("$here/prepare.sh")
 eval "$env"
+# Debian 13's kernels: the package is built here, dkms runs in the root.
+if [ -n "$ROOT" ] && [ -z "${FP_PREPARED_ENV:-}" ]; then
+	FLUSHPOL_DEB=${FLUSHPOL_DEB:-$("$here/../deb.sh")}
+	fp_in_root "$0" "$@"
+fi
 
 pkg=flushpol
 ver=$(fp_version) || die "no PACKAGE_VERSION=\"...\" line in dkms.conf"

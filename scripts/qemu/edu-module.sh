@@ -11,6 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/lib.sh
 . "$here/../lib.sh"
 eval "$("$here/prepare.sh")"
+fp_in_root "$0" "$@"
 out=${FLUSHPOL_QEMU_OUT:-$FP_TOP/build/qemu}
 sysroot=$out/sysroot
 build=$out/edu

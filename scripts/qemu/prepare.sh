@@ -9,7 +9,15 @@
 #            Debian's 6.12 of scripts/deps.sh, with FP_KVER=6.1 bookworm's
 #            6.1, the ABI of the host's linux-headers-amd64 (the newest
 #            point release apt knows); FLUSHPOL_ARM64_KVER names any
-#            other release exactly
+#            other bookworm release exactly.  Debian 13's kernels:
+#            FP_KVER=6.12+deb13 trixie's 6.12 (what its
+#            linux-headers-amd64 points at), FP_KVER=7.x the newest 7.x
+#            of trixie-backports, chosen now and printed on stderr
+#   ROOT     for Debian 13's kernels, the trixie root they build in
+#            (scripts/trixie-root.sh): KDIR's scripts are its
+#            linux-kbuild, linked against trixie's libc, and its compiler
+#            is trixie's gcc-14; empty for Debian 12's
+#   ENVFILE  this output's file, for scripts re-run inside ROOT
 #   IMAGE    its Image (Debian's vmlinuz-*-arm64 is a plain Image)
 #   MODDIR   its /lib/modules/KVER as packaged (modules.builtin etc.)
 #   KDIR     its headers, ready for an amd64-hosted cross build
@@ -28,6 +36,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 log() { echo "qemu-prepare: $*" >&2; }
 
+# Inside a build root (lib.sh's fp_in_root): prepared already, outside.
+if [ -n "${FP_PREPARED_ENV:-}" ]; then
+	cat "$FP_PREPARED_ENV"
+	exit 0
+fi
+
 # One kernel for both architectures: the amd64 ABI name with -arm64.
 case ${FP_KVER:-6.12} in
 6.12) kver=${FP_KVER_612%-amd64}-arm64 ;;
@@ -41,8 +55,12 @@ case ${FP_KVER:-6.12} in
 	kver=${kver#linux-headers-}
 	kver=${kver%-amd64}-arm64
 	;;
-*) log "FP_KVER=$FP_KVER: 6.1 or 6.12"; exit 1 ;;
+6.12+deb13 | 7.x) kver= ;;
+*) log "FP_KVER=$FP_KVER: 6.1, 6.12, 6.12+deb13 or 7.x"; exit 1 ;;
 esac
+if [ -z "$kver" ]; then
+	exec "$here/prepare-trixie.sh"
+fi
 kver=${FLUSHPOL_ARM64_KVER:-$kver}
 abi=${kver%-arm64}			# e.g. 6.12.117+deb12, 6.1.0-57
 # Bookworm's own 6.1 has one kbuild package per upstream series; the 6.12
@@ -128,3 +146,6 @@ if [ "$(cat "$dir/.prepared" 2>/dev/null)" != "$key" ]; then
 	log "ready in $dir"
 fi
 cat "$dir/env"
+# Debian 12's kernels build on this host (env files of the same layout
+# key written before these lines existed lack them).
+echo "ROOT="
