@@ -5,8 +5,8 @@
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-.PHONY: all modules clean help check demo bench results docs stress \
-	stress-arm64 kcsan deb
+.PHONY: all modules clean help check check-kernels demo bench results docs \
+	stress stress-arm64 kcsan deb
 
 all: modules
 
@@ -35,6 +35,10 @@ help:
 check:
 	scripts/check.sh
 
+# The kernel runs make check leaves out (Debian 13's 6.12 end to end).
+check-kernels:
+	scripts/check-kernels.sh
+
 # The docs checks (also part of scripts/lint.sh, so of make check).
 docs:
 	scripts/docs-check.sh
@@ -46,7 +50,9 @@ deb:
 
 # The main job: DKMS into a real kernel on QEMU's SMMUv3, policies
 # switched through sysfs, the unmap and fio tables in build/results/.
-# KVER=6.1 measures Debian's arm64 6.1 instead of 6.12.
+# KVER=6.1 measures Debian's arm64 6.1 instead of 6.12; KVER=6.12+deb13
+# trixie's 6.12 and KVER=7.x trixie-backports' newest 7.x, built in a
+# trixie root (scripts/trixie-root.sh, made when absent).
 KVER ?= 6.12
 demo:
 	FP_KVER=$(KVER) scripts/demo.sh

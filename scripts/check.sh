@@ -24,6 +24,14 @@
 #               and lazy, policies rewritten under it; e2e_nosync caught
 #   e2e 6.1     the same end to end test on Debian's arm64 6.1, whose
 #               IOMMU core the driver meets through backends/smmuv3/compat.h
+#   trixie      Debian 13's kernels, built in a cached trixie root
+#               (scripts/trixie-root.sh): apt install of the .deb for its
+#               6.12 and trixie-backports' newest 7.x amd64, dkms for both
+#               arm64 (scripts/deb-check-trixie.sh)
+#   e2e 7.x     the end to end test and fio integrity on the newest 7.x
+# The rest of Debian 13 (the end to end test on its 6.12) is make
+# check-kernels (scripts/check-kernels.sh).  The summary ends with the
+# kernel table of what passed in this run (scripts/kernel-table.sh).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,16 +71,29 @@ stage()
 	fi
 }
 
+scripts/kernel-table.sh start
+kpass() { [ $failed = 1 ] || scripts/kernel-table.sh pass "$@"; }
 stage lint scripts/lint.sh
 stage kunit scripts/kunit.sh
 stage docs eval 'scripts/docs-check.sh && scripts/docs-table.sh --check'
 stage kunit-arm64 scripts/kunit.sh --arch arm64
 stage dkms scripts/dkms-check.sh --skips-only
 stage deb scripts/deb-check.sh
+kpass 6.12 amd64 "DKMS (apt install of the .deb)"
+kpass 6.1 amd64 "DKMS (apt install of the .deb)"
 stage e2e scripts/qemu/e2e.sh
+kpass 6.12 arm64 "DKMS (cross); QEMU end to end"
 stage fio-verify env FP_FIO_PREBUILT=1 scripts/qemu/fio-verify.sh 20
+kpass 6.12 arm64 "fio integrity"
 stage "e2e 6.1" env FP_KVER=6.1 FLUSHPOL_QEMU_OUT="$top/build/qemu-6.1" \
 	scripts/qemu/e2e.sh
+kpass 6.1 arm64 "DKMS (cross); QEMU end to end"
+stage trixie scripts/deb-check-trixie.sh
+stage "e2e 7.x" env FP_KVER=7.x FLUSHPOL_QEMU_OUT="$top/build/qemu-7.x" \
+	scripts/qemu/e2e.sh
+stage "fio 7.x" env FP_KVER=7.x FLUSHPOL_QEMU_OUT="$top/build/qemu-7.x" \
+	FP_FIO_PREBUILT=1 scripts/qemu/fio-verify.sh 20
+kpass 7.x arm64 "QEMU end to end; fio integrity"
 
 echo
 echo "check: summary"
@@ -85,6 +106,7 @@ totals=$(grep -x 'kunit: [0-9]* passed, [0-9]* failed' "$log/kunit.log" 2>/dev/n
 arm64=$(grep -x 'kunit: [0-9]* passed, [0-9]* failed' "$log/kunit-arm64.log" 2>/dev/null |
 	tail -n 1)
 [ -z "$arm64" ] || echo "check: arm64 ${arm64#kunit: }"
+scripts/kernel-table.sh print
 if [ $failed = 0 ]; then
 	echo "check: PASS"
 else

@@ -41,6 +41,7 @@ log() { echo "trixie-root: $*" >&2; }
 # Runs "$@" chrooted in $root, with the host's paths it needs bound.
 in_root()
 {
+	# shellcheck disable=SC2016 # expanded by the inner shell
 	unshare -m --propagation private -- /bin/sh -ec '
 		root=$1; shift
 		for d in /proc /sys /dev "$FP_CACHE_DIR" "$FP_TOP_DIR" $FP_GIT_DIR; do

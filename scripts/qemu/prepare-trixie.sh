@@ -16,6 +16,7 @@
 # scripts/ and tools/ point at /usr/lib/linux-kbuild-ABI, which exists in
 # the root only: what builds against KDIR runs in the root (lib.sh's
 # fp_in_root).
+# shellcheck disable=SC2016 # dpkg's ${Field}s and inner shells' "$1"
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -97,6 +98,8 @@ if [ "$(cat "$dir/.prepared" 2>/dev/null)" != "$key" ]; then
 	for l in scripts tools; do
 		ln -sfn "/usr/lib/linux-kbuild-$abi/$l" "$k/$l"
 	done
+	# 7.x's headers insist on being where their package puts them.
+	ln -sfn "$k" "$root/usr/src/linux-headers-$kver"
 
 	# Trixie's packages install under /usr (busybox, 7.x's modules);
 	# 7.x's keep the Image beside the modules.
@@ -116,6 +119,7 @@ if [ "$(cat "$dir/.prepared" 2>/dev/null)" != "$key" ]; then
 	} >"$dir/env"
 	# shellcheck source=/dev/null
 	. "$dir/env"
+	# shellcheck disable=SC2153 # the env file's
 	for f in "$IMAGE" "$MODDIR/modules.builtin" "$KDIR/.config" \
 		 "$BUSYBOX" "$root/usr/lib/linux-kbuild-$abi/scripts/mod/modpost"; do
 		[ -e "$f" ] || die "missing after unpacking: $f"
