@@ -93,6 +93,13 @@ caught()
 sizes="4096 8192 16384 2097152 2101248 33554432"
 bsizes="2097152 6295552"
 ssizes="4096 12288"
+# io-pgtable-arm after 6.12 (7.x) refuses to unmap part of a block
+# (WARN_ONCE, nothing unmapped) where older ones split it: no split
+# checks there.
+case $(uname -r) in
+6.1.* | 6.12.*) ;;
+*) ssizes= ;;
+esac
 for ril in 1 0; do
 	load $ril
 	policies="va asid threshold"
@@ -119,7 +126,7 @@ dmesg -c > /dev/null
 # every freed table, the last block of a gather), which two samples per
 # check (offset 0 and size - 12K, as this test had) never saw.
 caught e2e_nosync check 2097152 range-last
-caught e2e_nosync split 4096 range-last
+[ -z "$ssizes" ] || caught e2e_nosync split 4096 range-last
 caught e2e_lastpage check 33554432 "table-last range-last straddle"
 caught e2e_lastpage blocks 6295552 "table-first table-last"
 echo "e2e: broken policies caught"

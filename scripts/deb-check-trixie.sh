@@ -11,7 +11,7 @@
 #    the kernel's; then apt remove, and dkms must know nothing more.
 #  - arm64: what the QEMU rig does (scripts/qemu/dkms-install.sh): the
 #    package's sources through dkms add, build, install, cross-built in the
-#    root, into build/qemu-FP_KVER (the e2e runs use the same).
+#    root, into build/deb-check-trixie/qemu-FP_KVER.
 # Prints one line per kernel and architecture; fails if any failed.
 # Holds its own lock: the root's dkms registration is one for all runs.
 # shellcheck disable=SC2317 # cleanup runs from the EXIT trap
@@ -86,7 +86,7 @@ st=$(in_root dkms status -m flushpol 2>&1)
 for k in "$@"; do
 	kv=${arm64[$k]}
 	log "arm64 $kv: scripts/qemu/dkms-install.sh in the trixie root"
-	if FP_KVER=$k FLUSHPOL_QEMU_OUT=$FP_TOP/build/qemu-$k FLUSHPOL_DEB=$deb \
+	if FP_KVER=$k FLUSHPOL_QEMU_OUT=$work/qemu-$k FLUSHPOL_DEB=$deb \
 	   "$here/qemu/dkms-install.sh" >"$work/$kv.dest" 2>"$work/$kv.log"; then
 		result[$kv]="PASS ($(find "$(cat "$work/$kv.dest")" -name '*.ko*' | wc -l) modules)"
 	else
