@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Usage: scripts/deb-check-trixie.sh [FP_KVER...]   (default: 6.12+deb13 7.x)
+#        FLUSHPOL_DEB names a .deb built already (default: make deb's)
 #
 # The package on Debian 13's kernels, each with the release's own
 # toolchain, in the trixie root (scripts/trixie-root.sh):
@@ -41,10 +42,15 @@ mkdir -p "$cache"
 exec 8>"$cache/.trixie-dkms.lock"
 flock 8
 
-deb=$("$here/deb.sh")
 work=$FP_TOP/build/deb-check-trixie
 rm -rf "$work"
 mkdir -p "$work"
+# A copy of its own, taken under deb.sh's lock: another run's make deb
+# deletes the file it builds before building it again.
+src=${FLUSHPOL_DEB:-$("$here/deb.sh")}
+deb=$work/${src##*/}
+mkdir -p "$FP_TOP/build/deb"
+flock "$FP_TOP/build/deb/.lock" cp "$src" "$deb"
 cleanup()
 {
 	local rc=$?
