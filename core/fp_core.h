@@ -130,16 +130,12 @@ struct fp_gather_known {
 
 #define FP_GATHER_UNKNOWN						\
 	"struct iommu_iotlb_gather differs from the one fp_call_begin() "	\
-	"fills in (struct fp_gather_known, core/fp_core.h): this kernel "	\
-	"changed it; a conftest/ probe and core/compat.h must describe it"
-#define FP_GATHER_SAME(field)						\
-	(offsetof(struct iommu_iotlb_gather, field) ==			\
-	 offsetof(struct fp_gather_known, field) &&			\
-	 __same_type(((struct iommu_iotlb_gather *)NULL)->field,	\
-		     ((struct fp_gather_known *)NULL)->field))
-static_assert(FP_GATHER_SAME(start) && FP_GATHER_SAME(end) &&
-	      FP_GATHER_SAME(pgsize) && FP_GATHER_SAME(freelist) &&
-	      FP_GATHER_SAME(queued), FP_GATHER_UNKNOWN);
+	"fills in (struct fp_gather_known): this kernel changed it; a "	\
+	"conftest/ probe and core/compat.h must describe it"
+static_assert(__same_type(((struct iommu_iotlb_gather *)NULL)->freelist,
+			  ((struct fp_gather_known *)NULL)->freelist) &&
+	      offsetof(struct iommu_iotlb_gather, freelist) ==
+	      offsetof(struct fp_gather_known, freelist), FP_GATHER_UNKNOWN);
 static_assert(sizeof(struct iommu_iotlb_gather) ==
 	      sizeof(struct fp_gather_known), FP_GATHER_UNKNOWN);
 

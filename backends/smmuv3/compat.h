@@ -45,18 +45,25 @@ struct iommu_domain *smmuv3_domain_alloc(unsigned int type);
 #endif
 
 /*
- * A domain's attach_dev: told the domain the device leaves as a third
- * argument after 6.12.  This driver finds what it replaces in the
- * device's stream table entries, so it declares the argument and ignores
- * it: "struct device *dev SMMUV3_ATTACH_OLD_ARG)" ends an attach_dev, and
- * a call of its own passes "dev SMMUV3_ATTACH_NO_OLD)".
+ * A domain's attach_dev is told the domain the device leaves, as a third
+ * argument, after 6.12.  This driver finds what it replaces in the
+ * device's stream table entries: SMMUV3_ATTACH_DEV_OP(fn) follows an
+ * attach function fn(domain, dev) and defines fn_op, the op of this
+ * kernel's type, for the ops.
  */
 #ifdef FP_HAVE_IOMMU_ATTACH_DEV_OLD
-#define SMMUV3_ATTACH_OLD_ARG	, struct iommu_domain *old
-#define SMMUV3_ATTACH_NO_OLD	, NULL
+#define SMMUV3_ATTACH_DEV_OP(fn)					\
+static int fn##_op(struct iommu_domain *domain, struct device *dev,	\
+		   struct iommu_domain *old)				\
+{									\
+	return fn(domain, dev);						\
+}
 #else
-#define SMMUV3_ATTACH_OLD_ARG
-#define SMMUV3_ATTACH_NO_OLD
+#define SMMUV3_ATTACH_DEV_OP(fn)					\
+static int fn##_op(struct iommu_domain *domain, struct device *dev)	\
+{									\
+	return fn(domain, dev);						\
+}
 #endif
 
 /*

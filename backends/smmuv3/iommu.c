@@ -39,13 +39,15 @@ static int smmuv3_master_install(struct device *dev, const u64 *ste)
 }
 
 static int smmuv3_attach_identity(struct iommu_domain *domain,
-				  struct device *dev SMMUV3_ATTACH_OLD_ARG)
+				  struct device *dev)
 {
 	u64 ste[STE_DWORDS];
 
 	smmuv3_ste_bypass(ste);
 	return smmuv3_master_install(dev, ste);
 }
+
+SMMUV3_ATTACH_DEV_OP(smmuv3_attach_identity);
 
 /* Kernels before 6.8 free even the static domains (compat.c). */
 static void smmuv3_static_domain_free(struct iommu_domain *domain)
@@ -55,13 +57,13 @@ static void smmuv3_static_domain_free(struct iommu_domain *domain)
 struct iommu_domain smmuv3_identity_domain = {
 	.type = IOMMU_DOMAIN_IDENTITY,
 	.ops = &(const struct iommu_domain_ops) {
-		.attach_dev = smmuv3_attach_identity,
+		.attach_dev = smmuv3_attach_identity_op,
 		.free = smmuv3_static_domain_free,
 	},
 };
 
 static int smmuv3_attach_blocked(struct iommu_domain *domain,
-				 struct device *dev SMMUV3_ATTACH_OLD_ARG)
+				 struct device *dev)
 {
 	u64 ste[STE_DWORDS];
 
@@ -69,10 +71,12 @@ static int smmuv3_attach_blocked(struct iommu_domain *domain,
 	return smmuv3_master_install(dev, ste);
 }
 
+SMMUV3_ATTACH_DEV_OP(smmuv3_attach_blocked);
+
 struct iommu_domain smmuv3_blocked_domain = {
 	.type = IOMMU_DOMAIN_BLOCKED,
 	.ops = &(const struct iommu_domain_ops) {
-		.attach_dev = smmuv3_attach_blocked,
+		.attach_dev = smmuv3_attach_blocked_op,
 		.free = smmuv3_static_domain_free,
 	},
 };
@@ -94,7 +98,7 @@ static void smmuv3_domain_free(struct iommu_domain *domain)
  * type, and a DMA-FQ domain gets a lazy flushpol context.
  */
 static int smmuv3_attach_paging(struct iommu_domain *domain,
-				struct device *dev SMMUV3_ATTACH_OLD_ARG)
+				struct device *dev)
 {
 	struct smmuv3_domain *dom = to_smmuv3_domain(domain);
 	struct smmuv3_master *master = dev_iommu_priv_get(dev);
@@ -114,6 +118,8 @@ static int smmuv3_attach_paging(struct iommu_domain *domain,
 	smmuv3_ste_s1(dom, ste);
 	return smmuv3_master_install(dev, ste);
 }
+
+SMMUV3_ATTACH_DEV_OP(smmuv3_attach_paging);
 
 /* Through fp_map(), so that adaptive knows the context's footprint. */
 static int smmuv3_map_pages(struct iommu_domain *domain, unsigned long iova,
@@ -171,7 +177,7 @@ static phys_addr_t smmuv3_iova_to_phys(struct iommu_domain *domain,
 }
 
 static const struct iommu_domain_ops smmuv3_paging_ops = {
-	.attach_dev		= smmuv3_attach_paging,
+	.attach_dev		= smmuv3_attach_paging_op,
 	.map_pages		= smmuv3_map_pages,
 	.unmap_pages		= smmuv3_unmap_pages,
 	.iotlb_sync		= smmuv3_iotlb_sync,
@@ -259,7 +265,7 @@ static void smmuv3_release_device(struct device *dev)
 	struct smmuv3_master *master = dev_iommu_priv_get(dev);
 	struct iommu_fwspec *fwspec = dev_iommu_fwspec_get(dev);
 
-	smmuv3_attach_blocked(&smmuv3_blocked_domain, dev SMMUV3_ATTACH_NO_OLD);
+	smmuv3_attach_blocked(&smmuv3_blocked_domain, dev);
 	smmuv3_forget_streams(master, fwspec->ids, fwspec->num_ids);
 	kfree(master);
 }
