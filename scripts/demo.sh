@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # make demo [KVER=6.12|6.1|6.12+deb13|7.x], the main job, on a fresh
-# Debian 12 as
-# root: install what it needs, then scripts/qemu/bench.sh (DKMS into
+# Debian 12 as root: install what it needs, then scripts/qemu/bench.sh (DKMS into
 # Debian's arm64 kernel of that series on QEMU's SMMUv3, policies switched
 # through sysfs, the unmap benchmark's table), then
 # scripts/qemu/fio-bench.sh on the same build, a reduced set (one round,
