@@ -76,7 +76,8 @@ static void refused_tlbi_recovered_by_covering_sync(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->refused, 1);
 	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
 	KUNIT_EXPECT_EQ(test, f->tlbi, 3);	/* 2 and TLBI_NSNH_ALL */
-	KUNIT_EXPECT_EQ(test, f->syncs, 3);	/* the refused one's too */
+	/* The refused one's, ours, CFGI_ALL's, TLBI_NSNH_ALL's. */
+	KUNIT_EXPECT_EQ(test, f->syncs, 4);
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.nlost, 1);
 	KUNIT_EXPECT_EQ(test, fpt_v3_fake_active_gerror(f), 0);
 	KUNIT_EXPECT_FALSE(test, f->halted);
@@ -388,6 +389,26 @@ static void lost_cfgi_recovery_leaves_no_refill(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->refused, 1);
 	KUNIT_EXPECT_NULL(test, fpt_v3_fake_cached(f, sid));
 	KUNIT_EXPECT_EQ(test, fpm_cached_entries(&rig->mc), 0);
+}
+
+/*
+ * MMU-700 erratum 2812531: with force_sync_after set, no more than that
+ * many commands are consumed between two CMD_SYNCs, wherever the batches
+ * split: the queue inserts the CMD_SYNCs, exactly one per 63 commands.
+ */
+static void force_sync_after_bounds_commands_between_syncs(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 8, 16);
+
+	f->smmu.cmdq.force_sync_after = 63;
+	fpt_cmdq_tlbi(f, 100);
+	fpt_cmdq_tlbi(f, 100);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->max_between_syncs, 63);
+	KUNIT_EXPECT_EQ(test, f->tlbi, 200);
+	/* After 63, 126 and 189 commands, and the caller's. */
+	KUNIT_EXPECT_EQ(test, f->syncs, 4);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.prod, 204);
 }
 
 /* Several threads, each unmapping its own context through one queue. */
@@ -732,6 +753,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(wedged_smmu_one_bound_per_unmap),
 	KUNIT_CASE(threads_share_queue_each_sync_completes_own),
 	KUNIT_CASE(lost_cfgi_recovery_leaves_no_refill),
+	KUNIT_CASE(force_sync_after_bounds_commands_between_syncs),
 	KUNIT_CASE(smp_producers_lagging_consumer_see_what_was_written),
 	{}
 };
