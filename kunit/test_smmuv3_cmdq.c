@@ -741,6 +741,32 @@ static void smp_producers_lagging_consumer_see_what_was_written(struct kunit *te
 	KUNIT_EXPECT_EQ(test, f->consumed_pos, f->smmu.cmdq.prod);
 }
 
+/*
+ * A wait timed out with CMDQ_CONS at a command, and then the SMMU refuses
+ * that very command: CMDQ_CONS does not move, but the queue is not wedged.
+ * A wait must skip the refused command before it takes the still CMDQ_CONS
+ * for the wedged one, or, with no GERROR interrupt, every sync fails at
+ * once for good.
+ */
+static void refused_at_timed_out_position_is_skipped(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 0);
+
+	fpt_cmdq_tlbi(f, 1);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, f->delays, f->smmu.cmdq.timeout_us);
+
+	fpt_v3_fake_refuse_tlbi(f, 1);
+	fpt_v3_fake_run(f, 1);
+	KUNIT_ASSERT_TRUE(test, f->halted);
+	fpt_v3_fake_set(f, 4);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->refused, 1);
+	KUNIT_EXPECT_FALSE(test, f->halted);
+	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -755,6 +781,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(lost_cfgi_recovery_leaves_no_refill),
 	KUNIT_CASE(force_sync_after_bounds_commands_between_syncs),
 	KUNIT_CASE(smp_producers_lagging_consumer_see_what_was_written),
+	KUNIT_CASE(refused_at_timed_out_position_is_skipped),
 	{}
 };
 
