@@ -171,17 +171,21 @@ static void cmdq_skip_error_locked(struct smmuv3_cmdq *cmdq)
 		   gerrorn ^ ((gerror ^ gerrorn) & GERROR_CMDQ_ERR), false);
 }
 
-/* Only a CPU that sees CMDQ_ERR active takes the lock. */
-static void cmdq_skip_error(struct smmuv3_cmdq *cmdq)
+/*
+ * Only a CPU that sees CMDQ_ERR active takes the lock.  Return: whether
+ * it was active (someone acknowledged it, perhaps the GERROR interrupt).
+ */
+static bool cmdq_skip_error(struct smmuv3_cmdq *cmdq)
 {
 	unsigned long flags;
 
 	if (!((cmdq_read(cmdq, SMMUV3_GERROR) ^
 	       cmdq_read(cmdq, SMMUV3_GERRORN)) & GERROR_CMDQ_ERR))
-		return;
+		return false;
 	raw_spin_lock_irqsave(&cmdq->gerror_lock, flags);
 	cmdq_skip_error_locked(cmdq);
 	raw_spin_unlock_irqrestore(&cmdq->gerror_lock, flags);
+	return true;
 }
 
 /* Under @lock. */
@@ -204,21 +208,24 @@ static void cmdq_publish(struct smmuv3_cmdq *cmdq)
  * progress are GERROR and GERRORN read.  Every iteration counts against
  * the call's budget, errors included.  A wait that timed out leaves
  * CMDQ_CONS marked: until it moves, every wait fails at once, so a wedged
- * SMMU costs one bound, not one per sync.
+ * SMMU costs one bound, not one per sync; but an SMMU that stopped there
+ * on a refused command is not wedged, so the error is looked for first.
  */
 static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
 		     struct smmuv3_cmdq_budget *b)
 {
 	u64 cons, last = U64_MAX;
+	bool stuck;
 
 	for (;;) {
 		cons = cmdq_poll_cons(cmdq);
 		if (cons >= target)
 			return 0;
-		if (cons == last)
-			cmdq_skip_error(cmdq);
+		stuck = READ_ONCE(cmdq->stuck) == cons + 1;
+		if ((cons == last || stuck) && cmdq_skip_error(cmdq))
+			stuck = false;
 		last = cons;
-		if (READ_ONCE(cmdq->stuck) == cons + 1)
+		if (stuck)
 			return -ETIMEDOUT;
 		if (b->delays >= cmdq->timeout_us) {
 			WRITE_ONCE(cmdq->stuck, cons + 1);
