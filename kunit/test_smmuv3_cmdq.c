@@ -701,7 +701,8 @@ static void smp_producers_lagging_consumer_see_what_was_written(struct kunit *te
 	*hooks = fpt_smp_hooks;
 	hooks->priv = smp;
 	smp->f = f;
-	smp->cfgi_pending = smp->cfgi_done = FPT_SMP_NONE;
+	smp->cfgi_pending = FPT_SMP_NONE;
+	smp->cfgi_done = FPT_SMP_NONE;
 	smp->nsnh_pending = FPT_SMP_NONE;
 	for (i = 0; i < FPT_SMP_THREADS; i++)
 		smp->refused_at[i] = FPT_SMP_NONE;
