@@ -9,6 +9,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/device.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/sizes.h>
 
 #include "fp_smmuv3_fake.h"
@@ -85,8 +87,70 @@ static bool fpt_v3_apply(struct fpt_v3_fake *f, const u64 *cmd)
 	if (m.vmid && op != 0x28 && op != 0x2a)
 		f->bad++;
 	fpm_issue(f->model, &m);
+	if (f->eager)
+		fpm_sync(f->model);
 	f->tlbi++;
 	return true;
+}
+
+/* Whether the SMMU refuses @op now (CERROR_ILL), as the test asked. */
+static bool fpt_v3_refuses(struct fpt_v3_fake *f, unsigned int op)
+{
+	if (!f->refuse_n)
+		return false;
+	if (f->refuse_op ? op != f->refuse_op : op < 0x10 || op > 0x30)
+		return false;
+	f->refuse_n--;
+	return true;
+}
+
+/*
+ * A CFGI reaches the streams it names; their cached configuration stays
+ * in use until a CMD_SYNC after it completes.  CMD_CFGI_STE_RANGE with
+ * Range 31 is CMD_CFGI_ALL.
+ */
+static void fpt_v3_cfgi(struct fpt_v3_fake *f, const u64 *cmd, bool range)
+{
+	u32 sid = cmd[0] >> 32;
+	u64 span = range ? 2ULL << (cmd[1] & 0x1f) : 1;
+	u64 first = sid & ~(span - 1);
+	unsigned int i;
+
+	for (i = 0; i < FPT_V3_STREAMS; i++)
+		if (i >= first && i - first < span)
+			f->streams[i].cfgi = true;
+	f->cfgi++;
+}
+
+/* CMD_SYNC: every command before it completes, configuration included. */
+static void fpt_v3_sync(struct fpt_v3_fake *f)
+{
+	unsigned int i;
+
+	fpm_sync(f->model);
+	for (i = 0; i < FPT_V3_STREAMS; i++) {
+		struct fpt_v3_stream *s = &f->streams[i];
+
+		if (s->cfgi) {
+			s->cached = s->ste;
+			s->cfgi = false;
+		}
+	}
+	f->syncs++;
+	f->since_sync = 0;
+}
+
+/* The devices go on through whatever configuration the SMMU has cached. */
+static void fpt_v3_refill(struct fpt_v3_fake *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < FPT_V3_STREAMS; i++) {
+		struct fpt_v3_stream *s = &f->streams[i];
+
+		if (s->cached && s->size)
+			fpm_access_range(s->cached, s->iova, s->size);
+	}
 }
 
 /* Consume the command at CMDQ_CONS; false if refused. */
@@ -94,27 +158,37 @@ static bool fpt_v3_consume_one(struct fpt_v3_fake *f)
 {
 	unsigned int op;
 	u64 cmd[CMD_DWORDS];
+	bool ok = true;
 
 	fpt_v3_read_cmd(f, f->cons, cmd);
 	op = cmd[0] & 0xff;
+	if (fpt_v3_refuses(f, op)) {
+		ok = false;
+		goto out;
+	}
 	switch (op) {
 	case 0x46:	/* CMD_SYNC: what came before it completes */
-		fpm_sync(f->model);
-		f->syncs++;
+		fpt_v3_sync(f);
 		break;
 	case 0x03:	/* CMD_CFGI_STE */
-	case 0x04:	/* CMD_CFGI_ALL */
-		f->cfgi++;
+	case 0x04:	/* CMD_CFGI_STE_RANGE, CMD_CFGI_ALL */
+		fpt_v3_cfgi(f, cmd, op == 0x04);
 		break;
 	default:
-		if (op >= 0x10 && op <= 0x30 && f->refuse_tlbi) {
-			f->refuse_tlbi--;
-			return false;
-		}
-		if (!fpt_v3_apply(f, cmd))
-			return false;
+		ok = fpt_v3_apply(f, cmd);
+	}
+out:
+	if (f->hooks && f->hooks->consume)
+		f->hooks->consume(f, f->consumed_pos, cmd, !ok);
+	if (!ok)
+		return false;
+	if (op != 0x46) {
+		f->since_sync++;
+		f->max_between_syncs = max(f->max_between_syncs,
+					   f->since_sync);
 	}
 	f->consumed++;
+	f->consumed_pos++;
 	f->cons = (f->cons + 1) & fpt_v3_mask(f);
 	return true;
 }
@@ -132,7 +206,25 @@ static void fpt_v3_advance(struct fpt_v3_fake *f)
 			f->gerror ^= GERROR_CMDQ_ERR;
 			f->refused++;
 		}
+		fpt_v3_refill(f);
 	}
+}
+
+/* CMDQ_PROD moves: the SMMU may read what it passed from now on. */
+static void fpt_v3_publish(struct fpt_v3_fake *f, u32 prod)
+{
+	u32 n = (prod - f->prod) & fpt_v3_mask(f);
+	u64 cmd[CMD_DWORDS];
+	u32 reg = f->prod;
+
+	for (; n; n--, reg = (reg + 1) & fpt_v3_mask(f)) {
+		if (f->hooks && f->hooks->publish) {
+			fpt_v3_read_cmd(f, reg, cmd);
+			f->hooks->publish(f, f->published, cmd);
+		}
+		f->published++;
+	}
+	f->prod = prod;
 }
 
 static u32 fpt_v3_read_reg(struct smmuv3_cmdq *cmdq, unsigned int off)
@@ -177,7 +269,7 @@ static void fpt_v3_write_reg(struct smmuv3_cmdq *cmdq, unsigned int off,
 	spin_lock_irqsave(&f->lock, flags);
 	switch (off) {
 	case SMMUV3_CMDQ_PROD:
-		f->prod = val & fpt_v3_mask(f);
+		fpt_v3_publish(f, val & fpt_v3_mask(f));
 		break;
 	case SMMUV3_GERRORN:
 		f->gerrorn = val;
@@ -189,7 +281,10 @@ static void fpt_v3_write_reg(struct smmuv3_cmdq *cmdq, unsigned int off,
 	spin_unlock_irqrestore(&f->lock, flags);
 }
 
-/* A step of back-off: counted, not slept, so a bound costs no time. */
+/*
+ * A step of back-off: counted, not slept, so a bound costs no time; unless
+ * the consumer is a thread, which a waiter on one CPU must let run.
+ */
 static void fpt_v3_delay(struct smmuv3_cmdq *cmdq)
 {
 	struct fpt_v3_fake *f = to_fake(cmdq);
@@ -198,6 +293,10 @@ static void fpt_v3_delay(struct smmuv3_cmdq *cmdq)
 	spin_lock_irqsave(&f->lock, flags);
 	f->delays++;
 	spin_unlock_irqrestore(&f->lock, flags);
+	if (READ_ONCE(f->real_delay)) {
+		udelay(1);
+		cond_resched();
+	}
 }
 
 static const struct smmuv3_cmdq_impl fpt_v3_impl = {
@@ -265,14 +364,125 @@ void fpt_v3_fake_run(struct fpt_v3_fake *f, unsigned int n)
 	spin_unlock_irqrestore(&f->lock, flags);
 }
 
-/* Refuse the next @n TLBI commands the consumer reaches (CERROR_ILL). */
-void fpt_v3_fake_refuse_tlbi(struct fpt_v3_fake *f, unsigned int n)
+/* Refuse the next @n commands of opcode @op (0: any TLBI) it reaches. */
+void fpt_v3_fake_refuse(struct fpt_v3_fake *f, u8 op, unsigned int n)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&f->lock, flags);
-	f->refuse_tlbi = n;
+	f->refuse_op = op;
+	f->refuse_n = n;
 	spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/* Refuse the next @n TLBI commands the consumer reaches (CERROR_ILL). */
+void fpt_v3_fake_refuse_tlbi(struct fpt_v3_fake *f, unsigned int n)
+{
+	fpt_v3_fake_refuse(f, 0, n);
+}
+
+/*
+ * A device on stream @sid, translated through @mc, busy on [@iova,
+ * @iova + @size): its STE in memory points at @mc, and the SMMU has
+ * already fetched it.
+ */
+void fpt_v3_fake_stream(struct fpt_v3_fake *f, u32 sid, struct fpm_ctx *mc,
+			unsigned long iova, size_t size)
+{
+	struct fpt_v3_stream *s = &f->streams[sid];
+	unsigned long flags;
+
+	spin_lock_irqsave(&f->lock, flags);
+	*s = (struct fpt_v3_stream) {
+		.ste = mc, .cached = mc, .iova = iova, .size = size,
+	};
+	spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/* Stream @sid's STE in memory now points at @mc (NULL: abort). */
+void fpt_v3_fake_ste(struct fpt_v3_fake *f, u32 sid, struct fpm_ctx *mc)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&f->lock, flags);
+	f->streams[sid].ste = mc;
+	spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/* What the SMMU still uses for stream @sid. */
+struct fpm_ctx *fpt_v3_fake_cached(struct fpt_v3_fake *f, u32 sid)
+{
+	unsigned long flags;
+	struct fpm_ctx *mc;
+
+	spin_lock_irqsave(&f->lock, flags);
+	mc = f->streams[sid].cached;
+	spin_unlock_irqrestore(&f->lock, flags);
+	return mc;
+}
+
+struct fpt_v3_consumer {
+	struct fpt_v3_fake *f;
+	unsigned int per_run;
+};
+
+/*
+ * The SMMU on a CPU of its own: it consumes a few published commands at a
+ * time, lagging behind the producers, whatever they poll.
+ */
+static int fpt_v3_consumer_fn(void *data)
+{
+	struct fpt_v3_consumer *c = data;
+
+	while (!kthread_should_stop()) {
+		fpt_v3_fake_run(c->f, c->per_run);
+		udelay(2);
+		cond_resched();
+	}
+	return 0;
+}
+
+/**
+ * fpt_v3_fake_start_consumer() - the SMMU consumes in a thread from now on
+ * @f: the fake, wedged for the queue's own polls (per_poll 0)
+ * @per_run: commands consumed per step of the thread
+ *
+ * Back-off steps then wait for real.  Stop it with
+ * fpt_v3_fake_stop_consumer() before the test ends.
+ *
+ * Return: 0, or the error of kthread_run().
+ */
+int fpt_v3_fake_start_consumer(struct fpt_v3_fake *f, unsigned int per_run)
+{
+	struct fpt_v3_consumer *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	struct task_struct *t;
+
+	if (!c)
+		return -ENOMEM;
+	c->f = f;
+	c->per_run = per_run;
+	WRITE_ONCE(f->real_delay, true);
+	t = kthread_run(fpt_v3_consumer_fn, c, "fp-smmu-consumer");
+	if (IS_ERR(t)) {
+		kfree(c);
+		return PTR_ERR(t);
+	}
+	get_task_struct(t);
+	f->consumer = t;
+	f->consumer_data = c;
+	return 0;
+}
+
+/* Stop the consumer thread, if one runs. */
+void fpt_v3_fake_stop_consumer(struct fpt_v3_fake *f)
+{
+	if (!f->consumer)
+		return;
+	kthread_stop(f->consumer);
+	put_task_struct(f->consumer);
+	kfree(f->consumer_data);
+	f->consumer = NULL;
+	f->consumer_data = NULL;
 }
 
 /* Another global error happens: its GERROR bits toggle. */

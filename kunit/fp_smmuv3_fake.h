@@ -8,6 +8,18 @@
  * completes them there only at each CMD_SYNC it reaches.  It can refuse a
  * command (CMDQ_CONS.ERR = CERROR_ILL, GERROR.CMDQ_ERR toggled, the queue
  * halted until GERRORN acknowledges), raise other global errors, and wedge.
+ *
+ * Configuration is cached as the architecture allows: a stream's STE and
+ * CD, once fetched, stay in use until a CFGI reaching the stream has been
+ * consumed and a later CMD_SYNC has completed, whatever memory says by
+ * then; and the device behind a stream with a cached configuration keeps
+ * walking its working set through it after every command consumed, so a
+ * TLBI performed before the configuration is gone is undone by a refill.
+ * Completion happens only at a consumed CMD_SYNC.
+ *
+ * The oracle counts the non-sync commands consumed between two CMD_SYNCs
+ * (the MMU-700 erratum 2812531 bound), and hooks let a test see every
+ * command at the moment CMDQ_PROD passes it and when it is consumed.
  */
 #ifndef _FP_SMMUV3_FAKE_H
 #define _FP_SMMUV3_FAKE_H
@@ -18,6 +30,41 @@
 #include "fp_model.h"
 
 #define FPT_CERROR_ILL	1
+#define FPT_V3_STREAMS	4
+
+struct fpt_v3_fake;
+
+/**
+ * struct fpt_v3_stream - a device behind the fake SMMU
+ * @ste: the context its STE in memory points at; NULL: abort
+ * @cached: the context the SMMU's cached STE and CD point at
+ * @cfgi: a CFGI reaching it was consumed; the next CMD_SYNC drops @cached
+ * @iova: start of the device's working set
+ * @size: its length; the device walks it after every command
+ */
+struct fpt_v3_stream {
+	struct fpm_ctx *ste;
+	struct fpm_ctx *cached;
+	bool cfgi;
+	unsigned long iova;
+	size_t size;
+};
+
+/**
+ * struct fpt_v3_hooks - a test sees the commands as the SMMU does
+ * @publish: a command CMDQ_PROD has just passed, both double words read
+ *	then, as the SMMU may read them from then on
+ * @consume: a command consumed, or @refused
+ * @priv: the test's
+ *
+ * Both are called under &fpt_v3_fake.lock with interrupts off.
+ */
+struct fpt_v3_hooks {
+	void (*publish)(struct fpt_v3_fake *f, u64 pos, const u64 *cmd);
+	void (*consume)(struct fpt_v3_fake *f, u64 pos, const u64 *cmd,
+			bool refused);
+	void *priv;
+};
 
 /**
  * struct fpt_v3_fake - the fake SMMU
@@ -30,7 +77,8 @@
  * @gerror: GERROR
  * @gerrorn: GERRORN as last written
  * @per_poll: commands consumed per CMDQ_CONS read; 0 wedges the SMMU
- * @refuse_tlbi: refuse this many of the next TLBI commands it reaches
+ * @refuse_op: refuse commands with this opcode (0: any TLBI)...
+ * @refuse_n: ...this many of the next ones it reaches
  * @halted: refused a command, waits for GERRORN to acknowledge it
  * @reads: CMDQ_CONS reads
  * @delays: the queue's back-off steps
@@ -41,6 +89,19 @@
  * @refused: commands refused
  * @bad: fields out of place (a range's TG, a nonzero VMID)
  * @halted_reads: CMDQ_CONS reads while halted, since the last halt
+ * @streams: devices, by StreamID
+ * @since_sync: non-sync commands consumed since the last CMD_SYNC
+ * @max_between_syncs: the most of them ever
+ * @published: CMDQ_PROD as a position (never wraps)
+ * @consumed_pos: CMDQ_CONS as a position
+ * @hooks: or NULL
+ * @eager: perform each TLBI as it is consumed, the earliest the
+ *	architecture allows: a device refilling through a cached
+ *	configuration then refills after it, as the architecture also allows
+ * @real_delay: a back-off step waits (udelay) and may reschedule, for
+ *	tests whose consumer runs in a thread of its own
+ * @consumer: that thread, if started
+ * @consumer_data: its argument
  * @livelock: the queue polled a halted SMMU FPT_V3_LIVELOCK times without
  *	acknowledging; the fake then acknowledged itself, so that a broken
  *	queue fails its test instead of hanging the kernel
@@ -53,10 +114,19 @@ struct fpt_v3_fake {
 	spinlock_t lock;	/* all below */
 	u32 prod, cons, cerror, gerror, gerrorn;
 	unsigned int per_poll;
-	unsigned int refuse_tlbi;
+	u8 refuse_op;
+	unsigned int refuse_n;
 	bool halted;
 	unsigned long reads, delays, consumed, tlbi, syncs, cfgi, refused, bad;
 	unsigned long halted_reads;
+	struct fpt_v3_stream streams[FPT_V3_STREAMS];
+	unsigned long since_sync, max_between_syncs;
+	u64 published, consumed_pos;
+	const struct fpt_v3_hooks *hooks;
+	bool eager;
+	bool real_delay;
+	struct task_struct *consumer;
+	void *consumer_data;
 	bool livelock;
 };
 
@@ -66,6 +136,13 @@ struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,
 void fpt_v3_fake_set(struct fpt_v3_fake *f, unsigned int per_poll);
 void fpt_v3_fake_run(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_refuse_tlbi(struct fpt_v3_fake *f, unsigned int n);
+void fpt_v3_fake_refuse(struct fpt_v3_fake *f, u8 op, unsigned int n);
+void fpt_v3_fake_stream(struct fpt_v3_fake *f, u32 sid, struct fpm_ctx *mc,
+			unsigned long iova, size_t size);
+void fpt_v3_fake_ste(struct fpt_v3_fake *f, u32 sid, struct fpm_ctx *mc);
+struct fpm_ctx *fpt_v3_fake_cached(struct fpt_v3_fake *f, u32 sid);
+int fpt_v3_fake_start_consumer(struct fpt_v3_fake *f, unsigned int per_run);
+void fpt_v3_fake_stop_consumer(struct fpt_v3_fake *f);
 void fpt_v3_fake_raise_gerror(struct fpt_v3_fake *f, u32 bits);
 u32 fpt_v3_fake_active_gerror(struct fpt_v3_fake *f);
 u64 fpt_v3_fake_slot(struct fpt_v3_fake *f, u32 reg);

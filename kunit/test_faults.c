@@ -193,17 +193,23 @@ static void smmuv3_full_wedged_queue_overwrites_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmdq->nlost, 1);
 	KUNIT_EXPECT_EQ(test, f->delays, cmdq->timeout_us);
 
-	/* The SMMU resumes; the sync first invalidates all it may have missed. */
+	/*
+	 * The SMMU resumes; the sync then invalidates all it may have missed
+	 * before it answers: configuration, completed, then the TLB.
+	 */
 	fpt_v3_fake_set(f, 64);
 	KUNIT_EXPECT_EQ(test, smmuv3_cmdq_ops.sync(&f->smmu), 0);
-	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, prod) & 0xff,
-			CMD_OP_CFGI_ALL);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, prod) & 0xff, CMD_OP_SYNC);
 	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, prod + 1) & 0xff,
-			CMD_OP_TLBI_NSNH_ALL);
+			CMD_OP_CFGI_ALL);
 	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, prod + 2) & 0xff,
 			CMD_OP_SYNC);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, prod + 3) & 0xff,
+			CMD_OP_TLBI_NSNH_ALL);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, prod + 4) & 0xff,
+			CMD_OP_SYNC);
 	KUNIT_EXPECT_EQ(test, f->tlbi, n + 1);
-	KUNIT_EXPECT_FALSE(test, cmdq->recover);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, cmdq->nlost);
 
 	/* And from then on, plain syncs again. */
 	prod = cmdq->prod;

@@ -76,7 +76,8 @@ static void refused_tlbi_recovered_by_covering_sync(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->refused, 1);
 	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
 	KUNIT_EXPECT_EQ(test, f->tlbi, 3);	/* 2 and TLBI_NSNH_ALL */
-	KUNIT_EXPECT_EQ(test, f->syncs, 3);	/* the refused one's too */
+	/* The refused one's, ours, CFGI_ALL's, TLBI_NSNH_ALL's. */
+	KUNIT_EXPECT_EQ(test, f->syncs, 4);
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.nlost, 1);
 	KUNIT_EXPECT_EQ(test, fpt_v3_fake_active_gerror(f), 0);
 	KUNIT_EXPECT_FALSE(test, f->halted);
@@ -355,6 +356,61 @@ static void wedged_smmu_one_bound_per_unmap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
 }
 
+/*
+ * A device detached while its CFGI_STE is refused.  Until a CFGI reaching
+ * its stream has been consumed and a CMD_SYNC after it has completed, the
+ * SMMU keeps using the cached STE and CD and the busy device refills the
+ * TLB for the old ASID through them.  So a TLBI_NSNH_ALL completed at the
+ * same sync as the CFGI_ALL that makes up for the refused CFGI_STE leaves
+ * entries behind, and the caller, told 0, frees the ASID and the tables:
+ * the recovery must complete CFGI_ALL with a sync of its own first.
+ */
+static void lost_cfgi_recovery_leaves_no_refill(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_fake_rig(test, 6);
+	struct fpt_v3_fake *f = fpt_rig_fake;
+	u64 cmd[CMD_DWORDS];
+	u32 sid = 1;
+
+	rig->mc.busy = false;	/* the stream's traffic is the fake's */
+	f->eager = true;
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_64K, SZ_4K), 0);
+	fpt_v3_fake_stream(f, sid, &rig->mc, FPT_IOVA, SZ_64K);
+	fpm_access_range(&rig->mc, FPT_IOVA, SZ_64K);
+	KUNIT_ASSERT_GT(test, fpm_cached_entries(&rig->mc), 0);
+
+	fpt_v3_fake_ste(f, sid, NULL);
+	fpt_v3_fake_refuse(f, CMD_OP_CFGI_STE, 1);
+	smmuv3_cmd_cfgi_ste(cmd, sid);
+	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
+	smmuv3_cmd_tlbi_nh_asid(cmd, rig->mc.asid);
+	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->refused, 1);
+	KUNIT_EXPECT_NULL(test, fpt_v3_fake_cached(f, sid));
+	KUNIT_EXPECT_EQ(test, fpm_cached_entries(&rig->mc), 0);
+}
+
+/*
+ * MMU-700 erratum 2812531: with force_sync_after set, no more than that
+ * many commands are consumed between two CMD_SYNCs, wherever the batches
+ * split: the queue inserts the CMD_SYNCs, exactly one per 63 commands.
+ */
+static void force_sync_after_bounds_commands_between_syncs(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 8, 16);
+
+	f->smmu.cmdq.force_sync_after = 63;
+	fpt_cmdq_tlbi(f, 100);
+	fpt_cmdq_tlbi(f, 100);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->max_between_syncs, 63);
+	KUNIT_EXPECT_EQ(test, f->tlbi, 200);
+	/* After 63, 126 and 189 commands, and the caller's. */
+	KUNIT_EXPECT_EQ(test, f->syncs, 4);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.prod, 204);
+}
+
 /* Several threads, each unmapping its own context through one queue. */
 #define FPT_THREADS	4
 #define FPT_ROUNDS	48
@@ -451,6 +507,267 @@ static void threads_share_queue_each_sync_completes_own(struct kunit *test)
 			FPT_THREADS * FPT_ROUNDS);
 }
 
+/*
+ * Four CPUs drive the queue at once against an SMMU that consumes on a
+ * CPU of its own, lagging: a 16-entry queue, so producers find it full and
+ * it wraps a hundred times.  Each command carries its issuer and sequence
+ * in both double words: ASID and VA; the SMMU's view of each, read as
+ * CMDQ_PROD passes it, must be exactly what its issuer wrote, in its
+ * issuer's order.  Now and then the SMMU refuses a command: the sync that
+ * covers it must not return 0 before a CFGI_ALL, completed, and then a
+ * TLBI_NSNH_ALL, completed, come after it.
+ */
+#define FPT_SMP_THREADS	4
+#define FPT_SMP_CMDS	384
+#define FPT_SMP_ASID	0x100
+#define FPT_SMP_NONE	U64_MAX
+
+struct fpt_smp {
+	struct fpt_v3_fake *f;
+	u64 next[FPT_SMP_THREADS];	/* sequence expected at publish */
+	u64 done[FPT_SMP_THREADS];	/* consumed (or refused), +1 */
+	u64 refused_at[FPT_SMP_THREADS];	/* position, or NONE */
+	/*
+	 * Positions of CFGI_ALLs: consumed, completed, then followed by a
+	 * TLBI_NSNH_ALL consumed, and that completed (@covered, or 0).
+	 */
+	u64 cfgi_pending, cfgi_done, nsnh_pending, covered;
+	unsigned long torn, refused;
+};
+
+struct fpt_smp_thread {
+	struct fpt_smp *smp;
+	unsigned int tid;
+	struct completion done;
+	u64 sent;
+	unsigned long bad_sync, incomplete, unrecovered;
+};
+
+static void fpt_smp_cmd(u64 *cmd, unsigned int tid, u64 seq)
+{
+	smmuv3_cmd_tlbi_nh_va(cmd, FPT_SMP_ASID + tid,
+			      ((u64)tid << 40) | (seq << 12), true);
+}
+
+/* Which issuer and sequence a TLBI says it is, or false if torn. */
+static bool fpt_smp_decode(const u64 *cmd, unsigned int *tid, u64 *seq)
+{
+	u64 want[CMD_DWORDS];
+
+	*tid = (cmd[0] >> 48) - FPT_SMP_ASID;
+	*seq = (cmd[1] & GENMASK_ULL(39, 12)) >> 12;
+	if (*tid >= FPT_SMP_THREADS)
+		return false;
+	fpt_smp_cmd(want, *tid, *seq);
+	return cmd[0] == want[0] && cmd[1] == want[1];
+}
+
+static bool fpt_smp_is(const u64 *cmd, void (*enc)(u64 *))
+{
+	u64 want[CMD_DWORDS];
+
+	enc(want);
+	return cmd[0] == want[0] && cmd[1] == want[1];
+}
+
+static void fpt_smp_publish(struct fpt_v3_fake *f, u64 pos, const u64 *cmd)
+{
+	struct fpt_smp *smp = f->hooks->priv;
+	unsigned int tid;
+	u64 seq;
+
+	switch (cmd[0] & 0xff) {
+	case CMD_OP_SYNC:
+		if (!fpt_smp_is(cmd, smmuv3_cmd_sync))
+			smp->torn++;
+		return;
+	case CMD_OP_CFGI_ALL:
+		if (!fpt_smp_is(cmd, smmuv3_cmd_cfgi_all))
+			smp->torn++;
+		return;
+	case CMD_OP_TLBI_NSNH_ALL:
+		if (!fpt_smp_is(cmd, smmuv3_cmd_tlbi_nsnh_all))
+			smp->torn++;
+		return;
+	}
+	if (!fpt_smp_decode(cmd, &tid, &seq) || seq != smp->next[tid]++)
+		smp->torn++;
+}
+
+/* Which refused commands an ordered recovery has completed after. */
+static void fpt_smp_consume(struct fpt_v3_fake *f, u64 pos, const u64 *cmd,
+			    bool refused)
+{
+	struct fpt_smp *smp = f->hooks->priv;
+	unsigned int tid;
+	u64 seq;
+
+	if (refused) {
+		smp->refused++;
+		if (fpt_smp_decode(cmd, &tid, &seq)) {
+			smp->done[tid] = seq + 1;
+			smp->refused_at[tid] = pos;
+		}
+		return;
+	}
+	switch (cmd[0] & 0xff) {
+	case CMD_OP_SYNC:
+		if (smp->nsnh_pending != FPT_SMP_NONE)
+			smp->covered = max(smp->covered, smp->nsnh_pending);
+		smp->nsnh_pending = FPT_SMP_NONE;
+		if (smp->cfgi_pending != FPT_SMP_NONE)
+			smp->cfgi_done = smp->cfgi_pending;
+		smp->cfgi_pending = FPT_SMP_NONE;
+		return;
+	case CMD_OP_CFGI_ALL:
+		smp->cfgi_pending = pos;
+		return;
+	case CMD_OP_TLBI_NSNH_ALL:
+		smp->nsnh_pending = smp->cfgi_done;
+		return;
+	}
+	if (fpt_smp_decode(cmd, &tid, &seq))
+		smp->done[tid] = seq + 1;
+}
+
+static const struct fpt_v3_hooks fpt_smp_hooks = {
+	.publish = fpt_smp_publish,
+	.consume = fpt_smp_consume,
+};
+
+/* After a sync of ours returned 0: all ours consumed, losses recovered. */
+static void fpt_smp_check(struct fpt_smp_thread *t, u64 sent)
+{
+	struct fpt_smp *smp = t->smp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&smp->f->lock, flags);
+	if (smp->done[t->tid] != sent)
+		t->incomplete++;
+	if (smp->refused_at[t->tid] != FPT_SMP_NONE) {
+		if (smp->covered <= smp->refused_at[t->tid])
+			t->unrecovered++;
+		smp->refused_at[t->tid] = FPT_SMP_NONE;
+	}
+	spin_unlock_irqrestore(&smp->f->lock, flags);
+}
+
+static int fpt_smp_thread_fn(void *data)
+{
+	struct fpt_smp_thread *t = data;
+	struct fpt_v3_fake *f = t->smp->f;
+	u64 cmds[4 * CMD_DWORDS], seq = 0;
+	unsigned int i, n;
+
+	while (seq < FPT_SMP_CMDS) {
+		n = 1 + (seq + t->tid) % 4;
+		for (i = 0; i < n; i++)
+			fpt_smp_cmd(&cmds[i * CMD_DWORDS], t->tid, seq++);
+		smmuv3_cmdq_ops.submit(&f->smmu, cmds, n);
+		/* An error in the middle, now and then. */
+		if (t->tid == 0 && seq % 96 < n)
+			fpt_v3_fake_refuse_tlbi(f, 1);
+		if ((seq / 4 + t->tid) % 3)
+			continue;
+		if (smmuv3_cmdq_ops.sync(&f->smmu))
+			t->bad_sync++;
+		else
+			fpt_smp_check(t, seq);
+	}
+	if (smmuv3_cmdq_ops.sync(&f->smmu))
+		t->bad_sync++;
+	else
+		fpt_smp_check(t, seq);
+	t->sent = seq;
+	complete(&t->done);
+	return 0;
+}
+
+static void smp_producers_lagging_consumer_see_what_was_written(struct kunit *test)
+{
+	struct fpt_smp *smp = kunit_kzalloc(test, sizeof(*smp), GFP_KERNEL);
+	struct fpt_smp_thread *t = kunit_kcalloc(test, FPT_SMP_THREADS,
+						 sizeof(*t), GFP_KERNEL);
+	struct fpt_v3_hooks *hooks = kunit_kzalloc(test, sizeof(*hooks),
+						   GFP_KERNEL);
+	struct task_struct *task;
+	struct fpt_v3_fake *f;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, smp);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, hooks);
+	f = fpt_cmdq_fake(test, 4, 0);
+	*hooks = fpt_smp_hooks;
+	hooks->priv = smp;
+	smp->f = f;
+	smp->cfgi_pending = FPT_SMP_NONE;
+	smp->cfgi_done = FPT_SMP_NONE;
+	smp->nsnh_pending = FPT_SMP_NONE;
+	for (i = 0; i < FPT_SMP_THREADS; i++)
+		smp->refused_at[i] = FPT_SMP_NONE;
+	f->hooks = hooks;
+	/* Real waiting: a bound the lagging thread always meets. */
+	f->smmu.cmdq.timeout_us = 20 * USEC_PER_SEC;
+	KUNIT_ASSERT_EQ(test, fpt_v3_fake_start_consumer(f, 3), 0);
+
+	for (i = 0; i < FPT_SMP_THREADS; i++) {
+		t[i] = (struct fpt_smp_thread) { .smp = smp, .tid = i };
+		init_completion(&t[i].done);
+		task = kthread_run(fpt_smp_thread_fn, &t[i], "fp-cmdq-smp-%u",
+				   i);
+		if (IS_ERR(task)) {
+			t[i].bad_sync = 1;
+			complete(&t[i].done);
+		}
+	}
+	for (i = 0; i < FPT_SMP_THREADS; i++)
+		wait_for_completion(&t[i].done);
+	fpt_v3_fake_stop_consumer(f);
+
+	kunit_info(test, "%llu commands, %lu refused, %lu delay steps, %lu CMDQ_CONS reads\n",
+		   f->smmu.cmdq.prod, smp->refused, f->delays, f->reads);
+	for (i = 0; i < FPT_SMP_THREADS; i++) {
+		KUNIT_EXPECT_EQ(test, t[i].bad_sync, 0);
+		KUNIT_EXPECT_EQ(test, t[i].incomplete, 0);
+		KUNIT_EXPECT_EQ(test, t[i].unrecovered, 0);
+		KUNIT_EXPECT_EQ(test, smp->next[i], t[i].sent);
+	}
+	KUNIT_EXPECT_EQ(test, smp->torn, 0);
+	KUNIT_EXPECT_GT(test, smp->refused, 0);
+	KUNIT_EXPECT_EQ(test, f->refused, smp->refused);
+	KUNIT_EXPECT_FALSE(test, f->livelock);
+	/* Full and wrapped: more commands than 20 laps of the ring. */
+	KUNIT_EXPECT_GT(test, f->smmu.cmdq.prod, 20 * 16);
+	KUNIT_EXPECT_EQ(test, f->consumed_pos, f->smmu.cmdq.prod);
+}
+
+/*
+ * A wait timed out with CMDQ_CONS at a command, and then the SMMU refuses
+ * that very command: CMDQ_CONS does not move, but the queue is not wedged.
+ * A wait must skip the refused command before it takes the still CMDQ_CONS
+ * for the wedged one, or, with no GERROR interrupt, every sync fails at
+ * once for good.
+ */
+static void refused_at_timed_out_position_is_skipped(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 0);
+
+	fpt_cmdq_tlbi(f, 1);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, f->delays, f->smmu.cmdq.timeout_us);
+
+	fpt_v3_fake_refuse_tlbi(f, 1);
+	fpt_v3_fake_run(f, 1);
+	KUNIT_ASSERT_TRUE(test, f->halted);
+	fpt_v3_fake_set(f, 4);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->refused, 1);
+	KUNIT_EXPECT_FALSE(test, f->halted);
+	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -462,6 +779,10 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(install_ste_ignores_unrelated_lost_command),
 	KUNIT_CASE(wedged_smmu_one_bound_per_unmap),
 	KUNIT_CASE(threads_share_queue_each_sync_completes_own),
+	KUNIT_CASE(lost_cfgi_recovery_leaves_no_refill),
+	KUNIT_CASE(force_sync_after_bounds_commands_between_syncs),
+	KUNIT_CASE(smp_producers_lagging_consumer_see_what_was_written),
+	KUNIT_CASE(refused_at_timed_out_position_is_skipped),
 	{}
 };
 

@@ -2,29 +2,34 @@
 /*
  * The command queue, fit for several CPUs.
  *
- * Writing: under @lock, with interrupts off, a CPU copies its commands into
- * queue memory at monotonic positions (@prod).  CMDQ_PROD moves only at a
- * sync, or when half the queue is waiting, so one CMD_SYNC publishes and
- * completes every CPU's commands written before it: a later sync completes
- * earlier CPUs' commands too.
+ * Writing: under @lock, a raw spinlock taken with interrupts off, a CPU
+ * copies its commands into queue memory at monotonic positions (@prod).
+ * CMDQ_PROD moves only at a sync, or when half the queue is waiting, so
+ * one CMD_SYNC publishes and completes every CPU's commands written before
+ * it: a later sync completes earlier CPUs' commands too.
  *
- * Waiting: never under @lock.  A CPU that needs the SMMU to move (the queue
- * is full, or it waits for its own CMD_SYNC) drops the lock and polls
- * CMDQ_CONS with interrupts as its caller had them: spinning briefly, then
- * backing off one delay step at a time.  Callers may be atomic (iotlb_sync
- * runs under spinlocks), so this polls and never sleeps.  The steps of one
- * call, submit or sync, add up to one bound: a wedged SMMU yields
- * -ETIMEDOUT, never a lockup.
+ * Waiting: with no lock.  A CPU that needs the SMMU to move (the queue is
+ * full, or it waits for its own CMD_SYNC) polls CMDQ_CONS with interrupts
+ * as its caller had them and advances the shared consumer position (@cons)
+ * by compare-and-exchange, spinning briefly, then backing off one delay
+ * step at a time.  Callers may be atomic (iotlb_sync runs under spinlocks;
+ * every policy call is a non-blocking section), so this polls and never
+ * sleeps, and its locks stay spinning locks on PREEMPT_RT.  The steps of
+ * one call, submit or sync, add up to one bound: a wedged SMMU yields
+ * -ETIMEDOUT, never a lockup, and once a wait has timed out every wait
+ * fails at once until CMDQ_CONS moves.
  *
- * Losing: a full queue never overwrites an unread command: past the bound
- * the command is dropped, and so is every further one at once while
- * CMDQ_CONS stays where it was.  A command the SMMU refuses (GERROR.CMDQ_ERR,
- * CMDQ_CONS.ERR) is replaced by a CMD_SYNC so the queue runs on.  Either way
- * its position is remembered: if a lost command lies between the last
- * recovery before a sync and the sync itself, that sync invalidates
- * everything (CFGI_ALL, TLBI_NSNH_ALL), which covers whatever was lost
- * before it on any CPU, and syncs again before it returns; it fails (-EIO)
- * only if a command is lost again on the way.
+ * Losing: a full queue never overwrites an unread command.  Only on a
+ * wedged SMMU, past the bound, is a command dropped.  A command the SMMU
+ * refuses (GERROR.CMDQ_ERR, CMDQ_CONS.ERR) is replaced by a CMD_SYNC so
+ * the queue runs on, under @gerror_lock, and GERRORN acknowledges it.
+ * Either way the loss is counted, and a sync that completes while a loss
+ * is not yet recovered from does not return 0 until it has invalidated
+ * everything in order: CFGI_ALL and a CMD_SYNC completed, so that no
+ * cached STE or CD can walk the tables again, then TLBI_NSNH_ALL and a
+ * CMD_SYNC completed, as upstream's reset does.  Completing both at one
+ * CMD_SYNC would not do: until the CFGI_ALL completes, a device may refill
+ * the TLB through its cached configuration after the TLBI was performed.
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
@@ -36,6 +41,12 @@
 
 /* Polls before the first delay step: a model answers at once. */
 #define SMMUV3_CMDQ_SPIN	64
+/* Recoveries one sync tries while other commands keep being lost. */
+#define SMMUV3_CMDQ_RECOVER_TRIES	3
+
+/* CMDQ_CONS.ERR: the SMMU retries these itself once acknowledged. */
+#define CMDQ_CERROR_ABT		2
+#define CMDQ_CERROR_ATC_INV	3
 
 /* What one call may still wait, in delay steps. */
 struct smmuv3_cmdq_budget {
@@ -43,18 +54,21 @@ struct smmuv3_cmdq_budget {
 	unsigned long delays;
 };
 
+/* readl: what was read orders the loads after it (the lost count). */
 static u32 cmdq_read(struct smmuv3_cmdq *cmdq, unsigned int off)
 {
 	if (cmdq->impl && cmdq->impl->read_reg)
 		return cmdq->impl->read_reg(cmdq, off);
-	return readl_relaxed(cmdq->base + off);
+	return readl(cmdq->base + off);
 }
 
-/* writel: the commands in queue memory are visible before CMDQ_PROD moves. */
-static void cmdq_write(struct smmuv3_cmdq *cmdq, unsigned int off, u32 val)
+static void cmdq_write(struct smmuv3_cmdq *cmdq, unsigned int off, u32 val,
+		       bool relaxed)
 {
 	if (cmdq->impl && cmdq->impl->write_reg)
 		cmdq->impl->write_reg(cmdq, off, val);
+	else if (relaxed)
+		writel_relaxed(val, cmdq->base + off);
 	else
 		writel(val, cmdq->base + off);
 }
@@ -83,105 +97,140 @@ static __le64 *cmdq_slot(const struct smmuv3_cmdq *cmdq, u64 pos)
 	return &cmdq->q.base[(pos & (cmdq_size(cmdq) - 1)) * CMD_DWORDS];
 }
 
-/*
- * Extend CMDQ_CONS to a position.  It cannot pass what was published, so
- * the distance from the last value read is below twice the queue size.
- */
-static void cmdq_update_cons(struct smmuv3_cmdq *cmdq)
+static bool cmd_is_sync(const u64 *cmd)
 {
-	u32 hw = cmdq_read(cmdq, SMMUV3_CMDQ_CONS);
-	u64 ahead = (hw - cmdq_reg(cmdq, cmdq->cons)) &
-		    (BIT(cmdq->q.shift + 1) - 1);
-
-	if (ahead <= cmdq->published - cmdq->cons)
-		cmdq->cons += ahead;
-	if (cmdq->dropped && cmdq->cons != cmdq->drop_cons)
-		cmdq->dropped = false;
-	if (cmdq->stuck && cmdq->cons != cmdq->stuck_cons)
-		cmdq->stuck = false;
+	return FIELD_GET(CMD_0_OP, cmd[0]) == CMD_OP_SYNC;
 }
 
-static void cmdq_lose(struct smmuv3_cmdq *cmdq, u64 pos)
+/*
+ * What the SMMU has consumed, from any CPU, with no lock.  CMDQ_CONS
+ * cannot pass what was published, and the shared position was true when
+ * read: so CMDQ_CONS is less than twice the queue ahead of it, unless this
+ * CPU was held up between the two reads for a lap or more, when the sum
+ * falls short of the truth by whole laps.  Either way the result is at
+ * most the truth, and the shared position only grows.
+ */
+static u64 cmdq_poll_cons(struct smmuv3_cmdq *cmdq)
 {
-	cmdq->lost[cmdq->nlost++ % SMMUV3_CMDQ_LOST] = pos;
-	cmdq->recover = true;
+	u64 old = READ_ONCE(cmdq->cons), new, seen;
+	u32 hw = cmdq_read(cmdq, SMMUV3_CMDQ_CONS);
+
+	new = old + cmdq_reg(cmdq, hw - cmdq_reg(cmdq, old));
+	if (new > READ_ONCE(cmdq->published))
+		return old;
+	while (new > old) {
+		seen = cmpxchg64(&cmdq->cons, old, new);
+		if (seen == old)
+			return new;
+		old = seen;
+	}
+	return old;
+}
+
+/* A command lost: the syncs after it recover before they answer. */
+static void cmdq_count_lost(struct smmuv3_cmdq *cmdq)
+{
+	lockdep_assert_held(&cmdq->gerror_lock);
+	WRITE_ONCE(cmdq->nlost, cmdq->nlost + 1);
 }
 
 /*
  * The SMMU refused the command at CMDQ_CONS and stopped.  Replace it with
- * a CMD_SYNC, remember it lost, and acknowledge: GERRORN's bit toggles to
- * GERROR's, whatever both were before.  Under @lock.
+ * a CMD_SYNC, count it lost, and acknowledge: GERRORN's bit toggles to
+ * GERROR's, whatever both were before.  No producer writes that slot: it
+ * lies between CMDQ_CONS and what was published.
  */
-static void cmdq_skip_error(struct smmuv3_cmdq *cmdq)
+static void cmdq_skip_error_locked(struct smmuv3_cmdq *cmdq)
 {
 	u32 gerror, gerrorn, cerror;
-	unsigned long flags;
-	u64 sync[CMD_DWORDS];
+	u64 sync[CMD_DWORDS], pos;
 	__le64 *slot;
 
-	spin_lock_irqsave(&cmdq->gerror_lock, flags);
+	lockdep_assert_held(&cmdq->gerror_lock);
 	gerror = cmdq_read(cmdq, SMMUV3_GERROR);
 	gerrorn = cmdq_read(cmdq, SMMUV3_GERRORN);
 	if (!((gerror ^ gerrorn) & GERROR_CMDQ_ERR))
-		goto out;
+		return;
 
-	cmdq_update_cons(cmdq);
 	cerror = FIELD_GET(CMDQ_CONS_ERR, cmdq_read(cmdq, SMMUV3_CMDQ_CONS));
-	slot = cmdq_slot(cmdq, cmdq->cons);
+	pos = cmdq_poll_cons(cmdq);
+	slot = cmdq_slot(cmdq, pos);
 	dev_err_ratelimited(cmdq->dev,
 			    "command %016llx %016llx refused (CERROR %u)\n",
 			    le64_to_cpu(slot[0]), le64_to_cpu(slot[1]), cerror);
-	if (cmdq->cons < cmdq->published) {
+	if (cerror != CMDQ_CERROR_ABT && cerror != CMDQ_CERROR_ATC_INV &&
+	    pos < READ_ONCE(cmdq->published)) {
 		smmuv3_cmd_sync(sync);
 		slot[0] = cpu_to_le64(sync[0]);
 		slot[1] = cpu_to_le64(sync[1]);
-		cmdq_lose(cmdq, cmdq->cons);
+		cmdq_count_lost(cmdq);
 	}
-	/* The slot is rewritten before the SMMU resumes reading it. */
+	/* The slot, and the count, before the SMMU resumes. */
 	dma_wmb();
 	cmdq_write(cmdq, SMMUV3_GERRORN,
-		   gerrorn ^ ((gerror ^ gerrorn) & GERROR_CMDQ_ERR));
-out:
-	spin_unlock_irqrestore(&cmdq->gerror_lock, flags);
+		   gerrorn ^ ((gerror ^ gerrorn) & GERROR_CMDQ_ERR), false);
 }
 
+/*
+ * Only a CPU that sees CMDQ_ERR active takes the lock.  Return: whether
+ * it was active (someone acknowledged it, perhaps the GERROR interrupt).
+ */
+static bool cmdq_skip_error(struct smmuv3_cmdq *cmdq)
+{
+	unsigned long flags;
+
+	if (!((cmdq_read(cmdq, SMMUV3_GERROR) ^
+	       cmdq_read(cmdq, SMMUV3_GERRORN)) & GERROR_CMDQ_ERR))
+		return false;
+	raw_spin_lock_irqsave(&cmdq->gerror_lock, flags);
+	cmdq_skip_error_locked(cmdq);
+	raw_spin_unlock_irqrestore(&cmdq->gerror_lock, flags);
+	return true;
+}
+
+/* Under @lock. */
 static void cmdq_publish(struct smmuv3_cmdq *cmdq)
 {
 	if (cmdq->published == cmdq->prod)
 		return;
-	cmdq->published = cmdq->prod;
-	cmdq_write(cmdq, SMMUV3_CMDQ_PROD, cmdq_reg(cmdq, cmdq->prod));
+	WRITE_ONCE(cmdq->published, cmdq->prod);
+	/*
+	 * Every command before @prod, whichever CPU wrote it under @lock, is
+	 * in memory before the SMMU may read it.
+	 */
+	dma_wmb();
+	cmdq_write(cmdq, SMMUV3_CMDQ_PROD, cmdq_reg(cmdq, cmdq->prod), true);
 }
 
 /*
- * Wait, without @lock, until the SMMU has consumed everything before
- * @target, acknowledging refused commands on the way.  Every iteration
- * counts against the call's budget, errors included.  A wait that timed
- * out leaves CMDQ_CONS marked: until it moves, every wait fails at once,
- * so a wedged SMMU costs one bound, not one per sync.
+ * Wait, with no lock, until the SMMU has consumed everything before
+ * @target, skipping refused commands on the way: only when a poll saw no
+ * progress are GERROR and GERRORN read.  Every iteration counts against
+ * the call's budget, errors included.  A wait that timed out leaves
+ * CMDQ_CONS marked: until it moves, every wait fails at once, so a wedged
+ * SMMU costs one bound, not one per sync; but an SMMU that stopped there
+ * on a refused command is not wedged, so the error is looked for first.
  */
-static int cmdq_wait_cons(struct smmuv3_cmdq *cmdq, u64 target,
-			  struct smmuv3_cmdq_budget *b)
+static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
+		     struct smmuv3_cmdq_budget *b)
 {
-	unsigned long flags;
-	bool done, stuck;
+	u64 cons, last = U64_MAX;
+	bool stuck;
 
 	for (;;) {
-		spin_lock_irqsave(&cmdq->lock, flags);
-		cmdq_update_cons(cmdq);
-		done = cmdq->cons >= target;
-		if (!done)
-			cmdq_skip_error(cmdq);
-		stuck = cmdq->stuck;
-		if (!done && b->delays >= cmdq->timeout_us && !stuck) {
-			cmdq->stuck = true;
-			cmdq->stuck_cons = cmdq->cons;
-		}
-		spin_unlock_irqrestore(&cmdq->lock, flags);
-		if (done)
+		cons = cmdq_poll_cons(cmdq);
+		if (cons >= target)
 			return 0;
-		if (stuck || b->delays >= cmdq->timeout_us)
+		stuck = READ_ONCE(cmdq->stuck) == cons + 1;
+		if ((cons == last || stuck) && cmdq_skip_error(cmdq))
+			stuck = false;
+		last = cons;
+		if (stuck)
 			return -ETIMEDOUT;
+		if (b->delays >= cmdq->timeout_us) {
+			WRITE_ONCE(cmdq->stuck, cons + 1);
+			return -ETIMEDOUT;
+		}
 		if (b->spins < SMMUV3_CMDQ_SPIN) {
 			b->spins++;
 			cpu_relax();
@@ -202,52 +251,66 @@ static int cmdq_make_room(struct smmuv3_cmdq *cmdq, unsigned long *flags,
 	u64 target;
 	int ret;
 
-	for (;;) {
-		if (cmdq->prod - cmdq->cons < cmdq_size(cmdq))
-			return 0;
-		cmdq_update_cons(cmdq);
-		if (cmdq->prod - cmdq->cons < cmdq_size(cmdq))
-			return 0;
-		/* Wedged since the last drop: no second wait. */
-		if (cmdq->dropped)
-			return -ETIMEDOUT;
+	while (cmdq->prod - READ_ONCE(cmdq->cons) >= cmdq_size(cmdq)) {
+		if (cmdq->prod - cmdq_poll_cons(cmdq) < cmdq_size(cmdq))
+			break;
 		cmdq_publish(cmdq);
 		target = cmdq->prod - cmdq_size(cmdq) + 1;
-		spin_unlock_irqrestore(&cmdq->lock, *flags);
-		ret = cmdq_wait_cons(cmdq, target, b);
-		spin_lock_irqsave(&cmdq->lock, *flags);
-		if (ret) {
-			cmdq_update_cons(cmdq);
-			if (cmdq->prod - cmdq->cons < cmdq_size(cmdq))
-				return 0;
-			cmdq->dropped = true;
-			cmdq->drop_cons = cmdq->cons;
+		raw_spin_unlock_irqrestore(&cmdq->lock, *flags);
+		ret = cmdq_wait(cmdq, target, b);
+		raw_spin_lock_irqsave(&cmdq->lock, *flags);
+		if (ret && cmdq->prod - READ_ONCE(cmdq->cons) >= cmdq_size(cmdq))
 			return ret;
-		}
 	}
+	return 0;
 }
 
-/* Write one command, or drop it.  Under @lock; returns its position. */
+/* Under @lock, with room. */
+static void cmdq_write_one(struct smmuv3_cmdq *cmdq, const u64 *cmd)
+{
+	__le64 *slot = cmdq_slot(cmdq, cmdq->prod);
+
+	slot[0] = cpu_to_le64(cmd[0]);
+	slot[1] = cpu_to_le64(cmd[1]);
+	cmdq->prod++;
+	cmdq->since_sync = cmd_is_sync(cmd) ? 0 : cmdq->since_sync + 1;
+	if (cmdq->prod - cmdq->published >= cmdq_size(cmdq) / 2)
+		cmdq_publish(cmdq);
+}
+
+/*
+ * Write one command, after a CMD_SYNC if @force_sync_after commands are
+ * waiting for one, or drop it.  Under @lock; returns its position.  The
+ * count is checked after the last wait for room: other CPUs write while
+ * the lock is dropped.
+ */
 static int cmdq_put(struct smmuv3_cmdq *cmdq, const u64 *cmd,
 		    unsigned long *flags, struct smmuv3_cmdq_budget *b,
 		    u64 *pos)
 {
-	__le64 *slot;
+	u64 sync[CMD_DWORDS];
+	int ret;
 
-	if (cmdq_make_room(cmdq, flags, b)) {
-		dev_err_ratelimited(cmdq->dev,
-				    "command queue full: command %016llx dropped\n",
-				    cmd[0]);
-		cmdq_lose(cmdq, cmdq->prod);
-		return -ETIMEDOUT;
+	for (;;) {
+		ret = cmdq_make_room(cmdq, flags, b);
+		if (ret)
+			break;
+		if (cmd_is_sync(cmd) || !cmdq->force_sync_after ||
+		    cmdq->since_sync < cmdq->force_sync_after) {
+			*pos = cmdq->prod;
+			cmdq_write_one(cmdq, cmd);
+			return 0;
+		}
+		smmuv3_cmd_sync(sync);
+		cmdq_write_one(cmdq, sync);
 	}
-	*pos = cmdq->prod++;
-	slot = cmdq_slot(cmdq, *pos);
-	slot[0] = cpu_to_le64(cmd[0]);
-	slot[1] = cpu_to_le64(cmd[1]);
-	if (cmdq->prod - cmdq->published >= cmdq_size(cmdq) / 2)
-		cmdq_publish(cmdq);
-	return 0;
+	dev_err_ratelimited(cmdq->dev,
+			    "command queue full: command %016llx dropped\n",
+			    cmd[0]);
+	raw_spin_lock(&cmdq->gerror_lock);
+	cmdq_count_lost(cmdq);
+	raw_spin_unlock(&cmdq->gerror_lock);
+	return ret;
 }
 
 /**
@@ -258,7 +321,8 @@ static int cmdq_put(struct smmuv3_cmdq *cmdq, const u64 *cmd,
  *
  * They may stay unpublished until the next sync.  A full queue is waited
  * for, at most one bound for the whole call; what still does not fit is
- * dropped, and the next sync fails or invalidates everything first.
+ * dropped, and the next sync to complete recovers from it before it
+ * returns 0.
  */
 void smmuv3_cmdq_submit(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 			unsigned int n)
@@ -267,98 +331,74 @@ void smmuv3_cmdq_submit(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 	unsigned long flags;
 	u64 pos;
 
-	spin_lock_irqsave(&cmdq->lock, flags);
+	raw_spin_lock_irqsave(&cmdq->lock, flags);
 	for (; n; n--, cmds += CMD_DWORDS)
 		cmdq_put(cmdq, cmds, &flags, &b, &pos);
-	spin_unlock_irqrestore(&cmdq->lock, flags);
+	raw_spin_unlock_irqrestore(&cmdq->lock, flags);
 }
 
-/* Invalidate everything a lost command may have meant, if one was lost. */
-static void cmdq_put_recovery(struct smmuv3_cmdq *cmdq, unsigned long *flags,
-			      struct smmuv3_cmdq_budget *b)
+/* @cmd (if any) and a CMD_SYNC, published and waited for. */
+static int cmdq_issue_sync(struct smmuv3_cmdq *cmdq, const u64 *cmd,
+			   struct smmuv3_cmdq_budget *b)
 {
-	u64 cmds[2][CMD_DWORDS], first, second;
-	u64 nlost = cmdq->nlost;
-
-	smmuv3_cmd_cfgi_all(cmds[0]);
-	smmuv3_cmd_tlbi_nsnh_all(cmds[1]);
-	cmdq->recover = false;
-	if (cmdq_put(cmdq, cmds[0], flags, b, &first) ||
-	    cmdq_put(cmdq, cmds[1], flags, b, &second))
-		return;
-	cmdq->recover_pos = first;
-	cmdq->recover_nlost = nlost;
-}
-
-/* A lost command between the last recovery before @sync and @sync. */
-static bool cmdq_lost_before(struct smmuv3_cmdq *cmdq, u64 rec_pos,
-			     u64 rec_nlost, u64 sync)
-{
-	u64 i;
-
-	if (cmdq->nlost - rec_nlost > SMMUV3_CMDQ_LOST)
-		return true;
-	for (i = rec_nlost; i < cmdq->nlost; i++) {
-		u64 pos = cmdq->lost[i % SMMUV3_CMDQ_LOST];
-
-		if (pos >= rec_pos && pos < sync)
-			return true;
-	}
-	return false;
-}
-
-/*
- * One CMD_SYNC, after a recovery if one is due or @recover: 0, -ETIMEDOUT,
- * or -EIO if a command before it was lost (dropped or refused) since the
- * last invalidation of everything.
- *
- * CMDQ_CONS is read once before @lock is dropped: an SMMU that consumes
- * as soon as CMDQ_PROD moves (QEMU's model does so inside the write) has
- * passed the CMD_SYNC by then, and the sync takes @lock, with interrupts
- * off, once instead of three times (on QEMU, a command and its sync went
- * from 2.4-2.9 to 2.1-2.3 us).  Only one look: the waiting itself is done
- * without @lock.
- */
-static int cmdq_sync_once(struct smmuv3_cmdq *cmdq, bool recover,
-			  struct smmuv3_cmdq_budget *b)
-{
-	u64 cmd[CMD_DWORDS], pos, rec_pos, rec_nlost;
-	bool lost = false, done = false;
+	u64 sync[CMD_DWORDS], pos;
 	unsigned long flags;
-	int ret;
+	int ret = 0;
 
-	smmuv3_cmd_sync(cmd);
-	spin_lock_irqsave(&cmdq->lock, flags);
-	if (cmdq->recover || recover)
-		cmdq_put_recovery(cmdq, &flags, b);
-	ret = cmdq_put(cmdq, cmd, &flags, b, &pos);
-	rec_pos = cmdq->recover_pos;
-	rec_nlost = cmdq->recover_nlost;
+	smmuv3_cmd_sync(sync);
+	raw_spin_lock_irqsave(&cmdq->lock, flags);
+	if (cmd)
+		ret = cmdq_put(cmdq, cmd, &flags, b, &pos);
+	if (!ret)
+		ret = cmdq_put(cmdq, sync, &flags, b, &pos);
 	cmdq_publish(cmdq);
-	if (!ret) {
-		cmdq_update_cons(cmdq);
-		done = cmdq->cons > pos;
-		if (done)
-			lost = cmdq_lost_before(cmdq, rec_pos, rec_nlost, pos);
-	}
-	spin_unlock_irqrestore(&cmdq->lock, flags);
+	raw_spin_unlock_irqrestore(&cmdq->lock, flags);
 	if (ret)
 		return ret;
-	if (done)
-		return lost ? -EIO : 0;
 
-	ret = cmdq_wait_cons(cmdq, pos + 1, b);
-	if (ret) {
+	ret = cmdq_wait(cmdq, pos + 1, b);
+	if (ret)
 		dev_err_ratelimited(cmdq->dev,
 				    "CMD_SYNC timeout: at %#x, CMDQ_CONS %#x\n",
 				    cmdq_reg(cmdq, pos),
 				    cmdq_read(cmdq, SMMUV3_CMDQ_CONS));
-		return ret;
+	return ret;
+}
+
+/*
+ * Invalidate everything a lost command may have meant: configuration
+ * first, completed, so that nothing cached can refill the TLB, then the
+ * TLB.  It covers every loss counted before it began, since its commands
+ * come after them in the queue.  A loss while it runs may be one of its
+ * own commands: then it starts again, a few times at most.
+ */
+static int cmdq_recover(struct smmuv3_cmdq *cmdq,
+			struct smmuv3_cmdq_budget *b)
+{
+	u64 cmd[CMD_DWORDS], nlost, seen;
+	unsigned int tries;
+	int ret;
+
+	for (tries = 0; tries < SMMUV3_CMDQ_RECOVER_TRIES; tries++) {
+		nlost = READ_ONCE(cmdq->nlost);
+		/* Counted before our commands are written. */
+		smp_mb();
+		smmuv3_cmd_cfgi_all(cmd);
+		ret = cmdq_issue_sync(cmdq, cmd, b);
+		if (!ret) {
+			smmuv3_cmd_tlbi_nsnh_all(cmd);
+			ret = cmdq_issue_sync(cmdq, cmd, b);
+		}
+		if (ret)
+			return ret;
+		if (READ_ONCE(cmdq->nlost) != nlost)
+			continue;
+		seen = READ_ONCE(cmdq->recovered);
+		while (seen < nlost)
+			seen = cmpxchg64(&cmdq->recovered, seen, nlost);
+		return 0;
 	}
-	spin_lock_irqsave(&cmdq->lock, flags);
-	lost = cmdq_lost_before(cmdq, rec_pos, rec_nlost, pos);
-	spin_unlock_irqrestore(&cmdq->lock, flags);
-	return lost ? -EIO : 0;
+	return -EIO;
 }
 
 /**
@@ -366,27 +406,30 @@ static int cmdq_sync_once(struct smmuv3_cmdq *cmdq, bool recover,
  * @cmdq: the queue
  *
  * Publishes everything written, with a CMD_SYNC after it, and waits for
- * CMDQ_CONS to pass that CMD_SYNC, with the queue lock dropped.  If a
- * command before it was lost (dropped or refused), the caller's TLBI may
- * be the one missing: the caller frees pages or tables on our return, so
- * everything is invalidated (CFGI_ALL, TLBI_NSNH_ALL) and synced once more,
- * within the same bound, before we answer.
+ * CMDQ_CONS to pass that CMD_SYNC, holding no lock.  If a command was lost
+ * (refused, or dropped) and no completed recovery covers it, the caller's
+ * own command may be the one missing, and the caller frees pages or
+ * tables on our return: so everything is invalidated, in order, within
+ * the same bound, before we answer.
  *
  * Return: 0; -ETIMEDOUT if the SMMU did not get there within the bound;
- * -EIO if a command was lost again before the second CMD_SYNC.
+ * -EIO if commands kept being lost while invalidating everything.
  */
 int smmuv3_cmdq_sync(struct smmuv3_cmdq *cmdq)
 {
 	struct smmuv3_cmdq_budget b = {};
 	int ret;
 
-	ret = cmdq_sync_once(cmdq, false, &b);
-	if (ret != -EIO)
+	ret = cmdq_issue_sync(cmdq, NULL, &b);
+	if (ret)
 		return ret;
+	/* CMDQ_CONS was read with readl(): the count is at least as new. */
+	if (likely(READ_ONCE(cmdq->nlost) == READ_ONCE(cmdq->recovered)))
+		return 0;
 	dev_warn_ratelimited(cmdq->dev,
-			     "%llu commands lost so far: invalidating everything before syncing again\n",
-			     cmdq->nlost);
-	return cmdq_sync_once(cmdq, true, &b);
+			     "%llu commands lost so far: invalidating everything before answering\n",
+			     READ_ONCE(cmdq->nlost));
+	return cmdq_recover(cmdq, &b);
 }
 
 static void smmuv3_cmdq_ops_submit(void *priv, const u64 *cmds,
@@ -440,8 +483,8 @@ void smmuv3_cmdq_init_ring(struct smmuv3_cmdq *cmdq, struct device *dev,
 	cmdq->base = base;
 	cmdq->dev = dev;
 	cmdq->timeout_us = SMMUV3_CMDQ_TIMEOUT_US;
-	spin_lock_init(&cmdq->lock);
-	spin_lock_init(&cmdq->gerror_lock);
+	raw_spin_lock_init(&cmdq->lock);
+	raw_spin_lock_init(&cmdq->gerror_lock);
 }
 
 /**
@@ -486,22 +529,18 @@ irqreturn_t smmuv3_gerror_irq(int irq, void *dev)
 	u32 gerror, gerrorn, active, handled;
 	unsigned long flags;
 
-	/* Under the queue's lock, as a waiter would skip it. */
-	spin_lock_irqsave(&cmdq->lock, flags);
+	raw_spin_lock_irqsave(&cmdq->gerror_lock, flags);
 	active = (cmdq_read(cmdq, SMMUV3_GERROR) ^
 		  cmdq_read(cmdq, SMMUV3_GERRORN)) & GERROR_CMDQ_ERR;
 	if (active)
-		cmdq_skip_error(cmdq);
-	spin_unlock_irqrestore(&cmdq->lock, flags);
-
-	spin_lock_irqsave(&cmdq->gerror_lock, flags);
+		cmdq_skip_error_locked(cmdq);
 	gerror = cmdq_read(cmdq, SMMUV3_GERROR);
 	gerrorn = cmdq_read(cmdq, SMMUV3_GERRORN);
 	handled = (gerror ^ gerrorn) & GERROR_ERR_MASK & ~GERROR_CMDQ_ERR;
 	active |= handled;
 	if (handled)
-		cmdq_write(cmdq, SMMUV3_GERRORN, gerrorn ^ handled);
-	spin_unlock_irqrestore(&cmdq->gerror_lock, flags);
+		cmdq_write(cmdq, SMMUV3_GERRORN, gerrorn ^ handled, false);
+	raw_spin_unlock_irqrestore(&cmdq->gerror_lock, flags);
 
 	if (handled)
 		dev_err_ratelimited(smmu->dev, "global error %#x\n", handled);

@@ -2,11 +2,11 @@
 /*
  * The SMMUv3 command queue, shared by every CPU of the system.
  *
- * The queue lock covers writing commands into queue memory and moving
- * CMDQ_PROD, never a wait: a CPU that must wait for the SMMU (a full queue,
- * its own CMD_SYNC) drops the lock and polls CMDQ_CONS with interrupts as
- * its caller had them.  Positions are monotonic 64-bit counts, so a wait
- * for "CONS past my CMD_SYNC" is exact across wraps of the ring.
+ * A raw spinlock covers writing commands into queue memory and moving
+ * CMDQ_PROD, never a wait.  A CPU waits for its own CMD_SYNC (or for room)
+ * holding no lock: it polls CMDQ_CONS and advances a shared consumer
+ * position with a compare-and-exchange.  Positions are monotonic 64-bit
+ * counts, so a wait for "CONS past my CMD_SYNC" is exact across wraps.
  */
 #ifndef _FP_SMMUV3_CMDQ_H
 #define _FP_SMMUV3_CMDQ_H
@@ -42,34 +42,31 @@ struct smmuv3_cmdq_impl {
 	void (*delay)(struct smmuv3_cmdq *cmdq);
 };
 
-/* Lost commands remembered for the syncs that cover them. */
-#define SMMUV3_CMDQ_LOST	16
-
 /**
  * struct smmuv3_cmdq - one SMMU's command queue
  * @q: the ring; @q.prod and @q.cons are unused (see @prod, @cons)
  * @base: the SMMU's registers
  * @dev: the SMMU, for messages
  * @impl: register access, or NULL for MMIO
- * @timeout_us: a wait's bound, in @impl->delay steps
+ * @timeout_us: a call's bound, in @impl->delay steps
+ * @force_sync_after: if nonzero, at most this many commands other than
+ *	CMD_SYNC are written between two CMD_SYNCs (a CMD_SYNC is inserted):
+ *	Arm MMU-700 erratum 2812531
  * @lock: serialises writing commands and moving CMDQ_PROD; never held
  *	while waiting for the SMMU
- * @gerror_lock: serialises GERRORN updates (queue and GERROR interrupt)
- * @prod: commands written, ever
- * @published: commands CMDQ_PROD has been moved past
- * @cons: commands the SMMU has consumed, as last read from CMDQ_CONS
- * @dropped: a command found the queue full past the bound and was dropped;
- *	while CMDQ_CONS stays at @drop_cons, further ones are dropped at once
- * @drop_cons: @cons when that happened
- * @stuck: a wait for CMDQ_CONS timed out; while it stays at @stuck_cons,
- *	further waits fail at once
- * @stuck_cons: @cons when that happened
- * @recover: a command was lost (dropped, or refused by the SMMU): the next
- *	sync invalidates everything first
- * @recover_pos: where the last such CFGI_ALL, TLBI_NSNH_ALL pair was put
- * @recover_nlost: @nlost before it was put
- * @lost: positions of the last lost commands, by @nlost modulo the size
- * @nlost: commands lost, ever
+ * @gerror_lock: serialises GERRORN updates, skipping a refused command,
+ *	and counting lost commands
+ * @prod: commands written, ever; under @lock
+ * @since_sync: commands other than CMD_SYNC written since the last one;
+ *	under @lock
+ * @published: commands CMDQ_PROD has been moved past; written under @lock
+ * @cons: commands the SMMU has consumed, as far as any CPU has seen;
+ *	only grows, by cmpxchg64
+ * @stuck: a wait timed out with CMDQ_CONS at @stuck - 1; until it moves,
+ *	every wait fails at once (0: none)
+ * @nlost: commands lost, ever (dropped from a full queue on a wedged SMMU,
+ *	or refused by the SMMU); under @gerror_lock
+ * @recovered: @nlost when the last recovery that completed began
  */
 struct smmuv3_cmdq {
 	struct smmuv3_queue q;
@@ -77,20 +74,16 @@ struct smmuv3_cmdq {
 	struct device *dev;
 	const struct smmuv3_cmdq_impl *impl;
 	unsigned long timeout_us;
-	spinlock_t lock;		/* see above */
-	spinlock_t gerror_lock;		/* GERRORN */
+	u32 force_sync_after;
+	raw_spinlock_t lock;		/* see above */
+	raw_spinlock_t gerror_lock;	/* GERRORN, @nlost */
 	u64 prod;
+	u32 since_sync;
 	u64 published;
 	u64 cons;
-	bool dropped;
-	u64 drop_cons;
-	bool stuck;
-	u64 stuck_cons;
-	bool recover;
-	u64 recover_pos;
-	u64 recover_nlost;
-	u64 lost[SMMUV3_CMDQ_LOST];
+	u64 stuck;
 	u64 nlost;
+	u64 recovered;
 };
 
 #define SMMUV3_CMDQ_TIMEOUT_US	1000000
