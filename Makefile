@@ -20,8 +20,9 @@ clean:
 help:
 	@echo 'make [all|modules] build the modules for KDIR (default: the running kernel)'
 	@echo 'make clean          remove what make modules built'
-	@echo 'make demo [KVER=6.1] DKMS into Debian arm64 on QEMU SMMUv3; tables in build/results/'
+	@echo 'make demo [KVER=..] DKMS into Debian arm64 on QEMU SMMUv3; tables in build/results/'
 	@echo 'make check          every test CI runs, a summary line per stage at the end'
+	@echo 'make check-kernels the end-to-end test on the kernels make check leaves out (Debian 13 6.12)'
 	@echo 'make bench          the benchmarks (about an hour); tables in build/results/'
 	@echo 'make results        publish build/results/ into bench/results/ (tracked files)'
 	@echo 'make docs           the documentation checks alone (scripts/docs-check.sh)'
