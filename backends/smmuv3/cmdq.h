@@ -70,6 +70,9 @@ struct smmuv3_cmdq_impl {
  * @recover_nlost: @nlost before it was put
  * @lost: positions of the last lost commands, by @nlost modulo the size
  * @nlost: commands lost, ever
+ * @force_sync_after: if nonzero, the SMMU must consume a CMD_SYNC at
+ *	least every @force_sync_after commands (Arm MMU-700 erratum
+ *	2812531); set by the driver after smmuv3_cmdq_init()
  */
 struct smmuv3_cmdq {
 	struct smmuv3_queue q;
@@ -91,6 +94,7 @@ struct smmuv3_cmdq {
 	u64 recover_nlost;
 	u64 lost[SMMUV3_CMDQ_LOST];
 	u64 nlost;
+	u32 force_sync_after;
 };
 
 #define SMMUV3_CMDQ_TIMEOUT_US	1000000
