@@ -9,7 +9,7 @@
  * domains whose invalidation goes through flushpol.
  *
  * Stage 1 only; no PRI, ATS, PASIDs, or MSIs of the SMMU's own (its
- * interrupts are wired).
+ * interrupts are wired).  What probe does to the registers is in hw.c.
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
@@ -26,9 +26,6 @@
 
 #include "compat.h"
 #include "smmuv3_dev.h"
-
-#define SMMUV3_CMDQ_SHIFT	12	/* 4096 commands, 64 KiB */
-#define SMMUV3_EVTQ_SHIFT	7	/* 128 events */
 
 static DEFINE_MUTEX(smmuv3_list_lock);
 static LIST_HEAD(smmuv3_list);
@@ -55,15 +52,6 @@ struct smmuv3_device *smmuv3_find_fwnode(struct fwnode_handle *fwnode)
 	return found;
 }
 
-static int smmuv3_write_cr0(struct smmuv3_device *smmu, u32 val)
-{
-	u32 ack;
-
-	writel_relaxed(val, smmu->base + SMMUV3_CR0);
-	return readl_relaxed_poll_timeout(smmu->base + SMMUV3_CR0ACK, ack,
-					  ack == val, 1, 100000);
-}
-
 static int smmuv3_alloc_queue(struct smmuv3_device *smmu,
 			      struct smmuv3_queue *q, unsigned int shift,
 			      unsigned int dwords)
@@ -72,12 +60,6 @@ static int smmuv3_alloc_queue(struct smmuv3_device *smmu,
 	q->base = dmam_alloc_coherent(smmu->dev, (dwords << 3) << shift,
 				      &q->dma, GFP_KERNEL);
 	return q->base ? 0 : -ENOMEM;
-}
-
-static u64 smmuv3_q_base(const struct smmuv3_queue *q)
-{
-	return Q_BASE_RWA | (q->dma & Q_BASE_ADDR) |
-	       FIELD_PREP(Q_BASE_LOG2SIZE, q->shift);
 }
 
 /* An event, named by the device its stream belongs to, if any. */
@@ -106,24 +88,30 @@ static irqreturn_t smmuv3_evtq_thread(int irq, void *dev)
 	struct smmuv3_queue *q = &smmu->evtq;
 	u32 mask = BIT(q->shift + 1) - 1;
 
-	q->prod = readl_relaxed(smmu->base + SMMUV3_EVTQ_PROD);
+	/*
+	 * The entries up to EVTQ_PROD are read only after it: a dma_rmb(), as
+	 * readl() would order them (upstream's queue_sync_prod_in()).
+	 */
+	q->prod = smmuv3_read(smmu, SMMUV3_EVTQ_PROD);
+	dma_rmb();
 	while ((q->cons & mask) != (q->prod & mask)) {
 		smmuv3_report_event(smmu, &q->base[(q->cons &
 						    (BIT(q->shift) - 1)) *
 						   EVT_DWORDS]);
 		q->cons = (q->cons + 1) & mask;
-		writel(q->cons | (q->prod & Q_OVF), smmu->base +
-		       SMMUV3_EVTQ_CONS);
-		q->prod = readl_relaxed(smmu->base + SMMUV3_EVTQ_PROD);
+		/* writel: the entry is read before the SMMU may overwrite it. */
+		writel(q->cons | (q->prod & Q_OVF),
+		       smmu->page1 + (SMMUV3_EVTQ_CONS - SMMUV3_PAGE1));
+		q->prod = smmuv3_read(smmu, SMMUV3_EVTQ_PROD);
+		dma_rmb();
 	}
 	return IRQ_HANDLED;
 }
 
-static int smmuv3_setup_irqs(struct smmuv3_device *smmu,
-			     struct platform_device *pdev)
+static int smmuv3_request_irqs(struct smmuv3_device *smmu,
+			       struct platform_device *pdev)
 {
 	int irq, ret;
-	u32 ack;
 
 	irq = platform_get_irq_byname_optional(pdev, "eventq");
 	if (irq > 0) {
@@ -135,123 +123,59 @@ static int smmuv3_setup_irqs(struct smmuv3_device *smmu,
 	}
 	irq = platform_get_irq_byname_optional(pdev, "gerror");
 	if (irq > 0) {
-		ret = devm_request_irq(smmu->dev, irq, smmuv3_gerror_irq, 0,
+		ret = devm_request_irq(smmu->dev, irq, smmuv3_gerror_handler, 0,
 				       "flushpol-smmuv3-gerror", smmu);
 		if (ret)
 			return ret;
 	}
-	writel_relaxed(IRQ_CTRL_EVTQ_IRQEN | IRQ_CTRL_GERROR_IRQEN,
-		       smmu->base + SMMUV3_IRQ_CTRL);
-	return readl_relaxed_poll_timeout(smmu->base + SMMUV3_IRQ_CTRLACK, ack,
-					  ack == (IRQ_CTRL_EVTQ_IRQEN |
-						  IRQ_CTRL_GERROR_IRQEN),
-					  1, 100000);
+	return 0;
 }
 
-static int smmuv3_reset(struct smmuv3_device *smmu,
-			struct platform_device *pdev)
+/*
+ * Page 0 and page 1, each only as far as the architected registers go
+ * (the rest may be a PMCG's, which its PMU driver claims), or page 0
+ * alone where page 1's registers are folded onto it.
+ */
+static int smmuv3_map_regs(struct smmuv3_device *smmu,
+			   struct platform_device *pdev)
 {
-	u64 cmds[2 * CMD_DWORDS];
+	struct resource *res = platform_get_resource(pdev, IORESOURCE_MEM, 0);
+	struct resource page;
 	int ret;
 
-	ret = smmuv3_write_cr0(smmu, 0);
+	if (!res)
+		return -EINVAL;
+	ret = smmuv3_check_region(smmu, res);
 	if (ret)
 		return ret;
-
-	writel_relaxed(FIELD_PREP(CR1_TABLE_SH, SMMUV3_SH_ISH) |
-		       FIELD_PREP(CR1_TABLE_OC, CR1_CACHE_WB) |
-		       FIELD_PREP(CR1_TABLE_IC, CR1_CACHE_WB) |
-		       FIELD_PREP(CR1_QUEUE_SH, SMMUV3_SH_ISH) |
-		       FIELD_PREP(CR1_QUEUE_OC, CR1_CACHE_WB) |
-		       FIELD_PREP(CR1_QUEUE_IC, CR1_CACHE_WB),
-		       smmu->base + SMMUV3_CR1);
-	writel_relaxed(CR2_PTM | CR2_RECINVSID, smmu->base + SMMUV3_CR2);
-
-	lo_hi_writeq_relaxed(STRTAB_BASE_RA |
-			     (smmu->strtab.dma & STRTAB_BASE_ADDR),
-			     smmu->base + SMMUV3_STRTAB_BASE);
-	writel_relaxed(smmuv3_strtab_base_cfg(smmu),
-		       smmu->base + SMMUV3_STRTAB_BASE_CFG);
-
-	lo_hi_writeq_relaxed(smmuv3_q_base(&smmu->cmdq.q),
-			     smmu->base + SMMUV3_CMDQ_BASE);
-	writel_relaxed(0, smmu->base + SMMUV3_CMDQ_PROD);
-	writel_relaxed(0, smmu->base + SMMUV3_CMDQ_CONS);
-	/*
-	 * Global errors firmware or a previous kernel left unacknowledged are
-	 * not ours: a stale CMDQ_ERR would make the first wait replace the
-	 * CFGI_ALL below with a CMD_SYNC.
-	 */
-	writel_relaxed(readl_relaxed(smmu->base + SMMUV3_GERROR),
-		       smmu->base + SMMUV3_GERRORN);
-	ret = smmuv3_write_cr0(smmu, CR0_CMDQEN);
-	if (ret)
-		return ret;
-
-	smmuv3_cmd_cfgi_all(&cmds[0]);
-	smmuv3_cmd_tlbi_nsnh_all(&cmds[CMD_DWORDS]);
-	ret = smmuv3_cmdq_issue_sync(smmu, cmds, 2);
-	if (ret)
-		return ret;
-
-	lo_hi_writeq_relaxed(smmuv3_q_base(&smmu->evtq),
-			     smmu->base + SMMUV3_EVTQ_BASE);
-	writel_relaxed(0, smmu->base + SMMUV3_EVTQ_PROD);
-	writel_relaxed(0, smmu->base + SMMUV3_EVTQ_CONS);
-	ret = smmuv3_write_cr0(smmu, CR0_CMDQEN | CR0_EVTQEN);
-	if (ret)
-		return ret;
-
-	ret = smmuv3_setup_irqs(smmu, pdev);
-	if (ret)
-		return ret;
-
-	return smmuv3_write_cr0(smmu, CR0_CMDQEN | CR0_EVTQEN | CR0_SMMUEN);
+	page = DEFINE_RES_MEM(res->start, SMMUV3_REG_SZ);
+	smmu->base = devm_ioremap_resource(smmu->dev, &page);
+	if (IS_ERR(smmu->base))
+		return PTR_ERR(smmu->base);
+	if (smmu->options & SMMUV3_OPT_PAGE0_REGS_ONLY) {
+		smmu->page1 = smmu->base;
+		return 0;
+	}
+	page = DEFINE_RES_MEM(res->start + SMMUV3_PAGE1, SMMUV3_REG_SZ);
+	smmu->page1 = devm_ioremap_resource(smmu->dev, &page);
+	return PTR_ERR_OR_ZERO(smmu->page1);
 }
 
-static int smmuv3_probe_idrs(struct smmuv3_device *smmu)
+/* Everything probe allocates for the SMMU, after its ID registers. */
+static int smmuv3_init_structures(struct smmuv3_device *smmu)
 {
-	static const unsigned int oas_bits[] = { 32, 36, 40, 42, 44, 48, 52 };
-	u32 idr0 = readl_relaxed(smmu->base + SMMUV3_IDR0);
-	u32 idr1 = readl_relaxed(smmu->base + SMMUV3_IDR1);
-	u32 idr3 = readl_relaxed(smmu->base + SMMUV3_IDR3);
-	u32 idr5 = readl_relaxed(smmu->base + SMMUV3_IDR5);
-	bool coherent;
+	int ret;
 
-	if (!(idr0 & IDR0_S1P) || !(idr5 & IDR5_GRAN4K)) {
-		dev_err(smmu->dev, "no stage 1 with 4K granule\n");
-		return -ENODEV;
-	}
-	if (idr1 & (IDR1_TABLES_PRESET | IDR1_QUEUES_PRESET)) {
-		dev_err(smmu->dev, "preset tables or queues not supported\n");
-		return -ENODEV;
-	}
-	if (FIELD_GET(IDR1_CMDQS, idr1) < SMMUV3_CMDQ_SHIFT ||
-	    FIELD_GET(IDR1_EVTQS, idr1) < SMMUV3_EVTQ_SHIFT) {
-		dev_err(smmu->dev, "queues too small\n");
-		return -ENODEV;
-	}
-	smmu->ril = idr3 & IDR3_RIL;
-	/* The firmware has the last word, as upstream's driver gives it. */
-	coherent = device_get_dma_attr(smmu->dev) == DEV_DMA_COHERENT;
-	if (coherent != !!(idr0 & IDR0_COHACC))
-		dev_warn(smmu->dev, "IDR0.COHACC %d, but the firmware says %scoherent\n",
-			 !!(idr0 & IDR0_COHACC), coherent ? "" : "not ");
-	smmu->coherent = coherent && (idr0 & IDR0_COHACC);
-	smmu->oas = oas_bits[min_t(u32, FIELD_GET(IDR5_OAS, idr5),
-				   ARRAY_SIZE(oas_bits) - 1)];
-	/* The marks' ASIDs stay out of the domains' way. */
-	smmu->asid_max = idr0 & IDR0_ASID16 ? SMMUV3_ASID_MARK - 1 : U8_MAX;
-	dev_info(smmu->dev, "IDR0 %#x IDR3 %#x: %s range invalidation, %u-bit OAS, %u-bit ASIDs\n",
-		 idr0, idr3, smmu->ril ? "with" : "without", smmu->oas,
-		 idr0 & IDR0_ASID16 ? 16 : 8);
-	return smmuv3_strtab_init(smmu, idr0, idr1);
-}
-
-static void smmuv3_disable(struct smmuv3_device *smmu)
-{
-	smmuv3_write_cr0(smmu, 0);
-	writel_relaxed(0, smmu->base + SMMUV3_IRQ_CTRL);
+	ret = smmuv3_strtab_init(smmu, smmuv3_read(smmu, SMMUV3_IDR0),
+				 smmuv3_read(smmu, SMMUV3_IDR1));
+	if (ret)
+		return ret;
+	ret = smmuv3_cmdq_init(&smmu->cmdq, smmu->dev, smmu->base,
+			       SMMUV3_CMDQ_SHIFT);
+	if (ret)
+		return ret;
+	return smmuv3_alloc_queue(smmu, &smmu->evtq, SMMUV3_EVTQ_SHIFT,
+				  EVT_DWORDS);
 }
 
 #ifdef CONFIG_PCI
@@ -269,13 +193,16 @@ static void smmuv3_report_unprotected(struct smmuv3_device *smmu)
 		struct device_node *np = NULL;
 		u32 sid;
 
-		if (!pdev->dev.driver || pdev->dev.iommu_group || !host ||
-		    smmuv3_of_map_iommu_id(host->of_node, pci_dev_id(pdev),
-					   &np, &sid))
+		if (!host || smmuv3_of_map_iommu_id(host->of_node,
+						    pci_dev_id(pdev), &np, &sid))
 			continue;
-		if (np == smmu->dev->of_node)
+		/* Its driver stays bound, and named, while we hold its lock. */
+		device_lock(&pdev->dev);
+		if (np == smmu->dev->of_node && pdev->dev.driver &&
+		    !pdev->dev.iommu_group)
 			pci_warn(pdev, "bound to %s before %s registered: stream %#x now aborts its DMA; unbind and bind it again\n",
 				 pdev->dev.driver->name, smmu->name, sid);
+		device_unlock(&pdev->dev);
 		of_node_put(np);
 	}
 }
@@ -298,21 +225,16 @@ static int smmuv3_probe(struct platform_device *pdev)
 	mutex_init(&smmu->ste_lock);
 	ida_init(&smmu->asids);
 
-	smmu->base = devm_platform_ioremap_resource(pdev, 0);
-	if (IS_ERR(smmu->base))
-		return PTR_ERR(smmu->base);
+	smmuv3_parse_options(smmu);
+	ret = smmuv3_map_regs(smmu, pdev);
+	if (ret)
+		return ret;
 
-	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(44));
-	if (ret)
-		return ret;
 	xa_init(&smmu->streams);
-	ret = smmuv3_probe_idrs(smmu);
+	ret = smmuv3_hw_probe(smmu);
 	if (ret)
 		return ret;
-	ret = smmuv3_cmdq_init(&smmu->cmdq, dev, smmu->base, SMMUV3_CMDQ_SHIFT);
-	if (!ret)
-		ret = smmuv3_alloc_queue(smmu, &smmu->evtq, SMMUV3_EVTQ_SHIFT,
-					 EVT_DWORDS);
+	ret = smmuv3_init_structures(smmu);
 	if (ret)
 		return ret;
 
@@ -321,9 +243,16 @@ static int smmuv3_probe(struct platform_device *pdev)
 		return id;
 	snprintf(smmu->name, sizeof(smmu->name), "smmuv3.%d", id);
 
-	ret = smmuv3_reset(smmu, pdev);
-	if (ret)
+	/* Disabled on any failure, before devres frees queues and tables. */
+	ret = smmuv3_device_reset(smmu);
+	if (!ret)
+		ret = smmuv3_request_irqs(smmu, pdev);
+	if (!ret)
+		ret = smmuv3_device_enable(smmu);
+	if (ret) {
+		smmuv3_device_disable(smmu);
 		goto err_id;
+	}
 
 	platform_set_drvdata(pdev, smmu);
 	/* Listed first: registering probes devices, which look us up. */
@@ -333,6 +262,11 @@ static int smmuv3_probe(struct platform_device *pdev)
 	ret = iommu_device_sysfs_add(&smmu->iommu, dev, NULL, "%s", smmu->name);
 	if (ret)
 		goto err_unlist;
+	/*
+	 * Before registering: up to 6.7 a registration that fails part way
+	 * can leave our ops on a bus all the same.
+	 */
+	smmuv3_hold_bus_ops();
 	ret = iommu_device_register(&smmu->iommu, &smmuv3_iommu_ops, dev);
 	if (ret) {
 		/* Up to 6.7 the core takes one IOMMU driver, for all buses. */
@@ -340,7 +274,6 @@ static int smmuv3_probe(struct platform_device *pdev)
 			dev_err(dev, "another IOMMU driver is registered: keep the in-tree arm-smmu-v3 off\n");
 		goto err_sysfs;
 	}
-	smmuv3_hold_bus_ops();
 
 	dev_info(dev, "%s enabled, %s stream table of 2^%u streams\n",
 		 smmu->name, smmu->strtab.two_level ? "two-level" : "linear",
@@ -354,7 +287,7 @@ err_unlist:
 	mutex_lock(&smmuv3_list_lock);
 	list_del(&smmu->node);
 	mutex_unlock(&smmuv3_list_lock);
-	smmuv3_disable(smmu);
+	smmuv3_device_disable(smmu);
 err_id:
 	ida_free(&smmuv3_ids, id);
 	return ret;
@@ -375,11 +308,23 @@ static void smmuv3_remove(struct platform_device *pdev)
 	mutex_lock(&smmuv3_list_lock);
 	list_del(&smmu->node);
 	mutex_unlock(&smmuv3_list_lock);
-	smmuv3_disable(smmu);
+	smmuv3_device_disable(smmu);
 	xa_destroy(&smmu->streams);
 	if (!kstrtoint(smmu->name + strlen("smmuv3."), 10, &id))
 		ida_free(&smmuv3_ids, id);
 	ida_destroy(&smmu->asids);
+}
+
+/*
+ * Before a kexec: the next kernel must not find the SMMU walking this
+ * one's tables, which it will reuse as ordinary memory.
+ */
+static void smmuv3_shutdown(struct platform_device *pdev)
+{
+	struct smmuv3_device *smmu = platform_get_drvdata(pdev);
+
+	if (smmu)
+		smmuv3_device_disable(smmu);
 }
 
 static const struct of_device_id smmuv3_of_match[] = {
@@ -396,6 +341,7 @@ static struct platform_driver smmuv3_driver = {
 	},
 	.probe = smmuv3_probe,
 	.SMMUV3_PLATFORM_REMOVE = smmuv3_remove,
+	.shutdown = smmuv3_shutdown,
 };
 module_platform_driver(smmuv3_driver);
 

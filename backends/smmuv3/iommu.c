@@ -368,16 +368,21 @@ EXPORT_SYMBOL_GPL(smmuv3_iommu_ctx_name);
  * with its sync: tests find it in a command trace and count what came
  * between.
  *
- * Return: 0, -ENODEV, or -ETIMEDOUT.
+ * Return: 0, -ENODEV, -EOPNOTSUPP (8-bit ASIDs: smmuv3_mark_asid()), or
+ * -ETIMEDOUT.
  */
 int smmuv3_iommu_mark(struct iommu_domain *domain, u32 n)
 {
 	struct smmuv3_domain *dom = smmuv3_finalised(domain);
 	u64 cmd[CMD_DWORDS];
+	int asid;
 
 	if (!dom)
 		return -ENODEV;
-	smmuv3_cmd_tlbi_nh_asid(cmd, SMMUV3_ASID_MARK + (n & 0xfff));
+	asid = smmuv3_mark_asid(dom->smmu, n);
+	if (asid < 0)
+		return asid;
+	smmuv3_cmd_tlbi_nh_asid(cmd, asid);
 	return smmuv3_cmdq_issue_sync(dom->smmu, cmd, 1);
 }
 EXPORT_SYMBOL_GPL(smmuv3_iommu_mark);

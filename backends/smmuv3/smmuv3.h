@@ -21,13 +21,25 @@
 #define SMMUV3_IDR0			0x0
 #define IDR0_ST_LVL			GENMASK(28, 27)
 #define IDR0_ST_LVL_2LVL		1
+#define IDR0_STALL_MODEL		GENMASK(25, 24)
+#define IDR0_STALL_MODEL_STALL		0
+#define IDR0_STALL_MODEL_NONE		1
+#define IDR0_STALL_MODEL_FORCE		2
+#define IDR0_TTENDIAN			GENMASK(22, 21)
+#define IDR0_TTENDIAN_MIXED		0
+#define IDR0_TTENDIAN_LE		2
+#define IDR0_TTENDIAN_BE		3
 #define IDR0_ASID16			BIT(12)
 #define IDR0_COHACC			BIT(4)
 #define IDR0_TTF			GENMASK(3, 2)
+#define IDR0_TTF_AARCH32		1
+#define IDR0_TTF_AARCH64		2
+#define IDR0_TTF_AARCH32_64		3
 #define IDR0_S1P			BIT(1)
 #define SMMUV3_IDR1			0x4
 #define IDR1_TABLES_PRESET		BIT(30)
 #define IDR1_QUEUES_PRESET		BIT(29)
+#define IDR1_REL			BIT(28)
 #define IDR1_CMDQS			GENMASK(25, 21)
 #define IDR1_EVTQS			GENMASK(20, 16)
 #define IDR1_SIDSIZE			GENMASK(5, 0)
@@ -36,6 +48,15 @@
 #define SMMUV3_IDR5			0x14
 #define IDR5_GRAN4K			BIT(4)
 #define IDR5_OAS			GENMASK(2, 0)
+#define SMMUV3_IIDR			0x18
+#define IIDR_PRODUCTID			GENMASK(31, 20)
+#define IIDR_VARIANT			GENMASK(19, 16)
+#define IIDR_REVISION			GENMASK(15, 12)
+#define IIDR_IMPLEMENTER		GENMASK(11, 0)
+#define IIDR_IMPLEMENTER_ARM		0x43b
+#define IIDR_PRODUCTID_ARM_MMU_600	0x483
+#define IIDR_PRODUCTID_ARM_MMU_700	0x487
+#define SMMUV3_AIDR			0x1c
 #define SMMUV3_CR0			0x20
 #define CR0_CMDQEN			BIT(3)
 #define CR0_EVTQEN			BIT(2)
@@ -53,12 +74,16 @@
 #define SMMUV3_CR2			0x2c
 #define CR2_PTM				BIT(2)
 #define CR2_RECINVSID			BIT(1)
+#define SMMUV3_GBPA			0x44
+#define GBPA_UPDATE			BIT(31)
+#define GBPA_ABORT			BIT(20)
 #define SMMUV3_IRQ_CTRL			0x50
 #define IRQ_CTRL_EVTQ_IRQEN		BIT(2)
 #define IRQ_CTRL_GERROR_IRQEN		BIT(0)
 #define SMMUV3_IRQ_CTRLACK		0x54
 #define SMMUV3_GERROR			0x60
 #define GERROR_CMDQ_ERR			BIT(0)
+#define GERROR_SFM_ERR			BIT(8)
 #define GERROR_ERR_MASK			0x1fd
 #define SMMUV3_GERRORN			0x64
 #define SMMUV3_STRTAB_BASE		0x80
@@ -79,6 +104,10 @@
 #define Q_BASE_LOG2SIZE			GENMASK(4, 0)
 /* Registers, page 1 */
 #define SMMUV3_PAGE1			0x10000
+/* What is mapped of each page: the rest may hold a PMCG's registers. */
+#define SMMUV3_REG_SZ			0xe00
+/* Both pages; page 0 alone where page 1 is folded onto it (Cavium CN99xx) */
+#define SMMUV3_REGION_SIZE		(2 * SMMUV3_PAGE1)
 #define SMMUV3_EVTQ_PROD		(SMMUV3_PAGE1 + 0xa8)
 #define SMMUV3_EVTQ_CONS		(SMMUV3_PAGE1 + 0xac)
 

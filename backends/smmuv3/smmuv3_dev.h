@@ -23,6 +23,15 @@
 /* Never a domain's ASIDs: smmuv3_iommu_mark() uses these. */
 #define SMMUV3_ASID_MARK	0xf000
 
+/* Queue sizes: log2 of their entries. */
+#define SMMUV3_CMDQ_SHIFT	12	/* 4096 commands, 64 KiB */
+#define SMMUV3_EVTQ_SHIFT	7	/* 128 events */
+
+/* Upstream's options, as the firmware or IIDR give them */
+#define SMMUV3_OPT_PAGE0_REGS_ONLY	BIT(0)	/* Cavium CN99xx */
+#define SMMUV3_OPT_SKIP_PREFETCH	BIT(1)	/* HiSilicon Hip08; never sent */
+#define SMMUV3_OPT_CMDQ_FORCE_SYNC	BIT(2)	/* Arm MMU-700, 2812531 */
+
 /* A level-2 stream table covers 2^SMMUV3_STRTAB_SPLIT streams. */
 #define SMMUV3_STRTAB_SPLIT	8
 
@@ -45,11 +54,14 @@ struct smmuv3_strtab {
 /**
  * struct smmuv3_device - one SMMU
  * @dev: its platform device
- * @base: registers, pages 0 and 1
+ * @base: registers, page 0
+ * @page1: registers, page 1 (@base where page 1 is folded onto page 0)
+ * @options: SMMUV3_OPT_*
  * @name: "smmuv3.<n>", the prefix of its contexts' sysfs names
  * @ril: IDR3.RIL
  * @coherent: the SMMU's table walks snoop CPU caches
  * @oas: output address size, in bits
+ * @asid_bits: 8 or 16 (IDR0.ASID16)
  * @cmdq: the command queue, with its locks
  * @evtq: the event queue
  * @strtab: the stream table
@@ -63,10 +75,13 @@ struct smmuv3_strtab {
 struct smmuv3_device {
 	struct device *dev;
 	void __iomem *base;
+	void __iomem *page1;
+	u32 options;
 	char name[20];
 	bool ril;
 	bool coherent;
 	unsigned int oas;
+	unsigned int asid_bits;
 	struct smmuv3_cmdq cmdq;
 	struct smmuv3_queue evtq;
 	struct smmuv3_strtab strtab;
@@ -162,6 +177,18 @@ void smmuv3_ste_bypass(u64 *ste);
 
 /* drv.c */
 struct smmuv3_device *smmuv3_find_fwnode(struct fwnode_handle *fwnode);
+
+/* hw.c */
+u32 smmuv3_read(struct smmuv3_device *smmu, unsigned int off);
+void smmuv3_parse_options(struct smmuv3_device *smmu);
+int smmuv3_check_region(struct smmuv3_device *smmu, const struct resource *res);
+int smmuv3_hw_probe(struct smmuv3_device *smmu);
+int smmuv3_mark_asid(const struct smmuv3_device *smmu, u32 n);
+u64 smmuv3_q_base(const struct smmuv3_queue *q);
+int smmuv3_device_reset(struct smmuv3_device *smmu);
+int smmuv3_device_enable(struct smmuv3_device *smmu);
+int smmuv3_device_disable(struct smmuv3_device *smmu);
+irqreturn_t smmuv3_gerror_handler(int irq, void *dev);
 
 /* domain.c */
 extern bool force_no_ril;
