@@ -259,10 +259,19 @@ static void smmuv3_disable(struct smmuv3_device *smmu)
  * A PCI device bound to a driver before we registered (it stopped waiting
  * at deferred_probe_timeout) has no IOMMU group: its streams abort now,
  * and it needs rebinding to get a domain.
+ *
+ * Device tree only: which SMMU and stream a requester ID maps to is the
+ * host bridge's iommu-map, which of_map_id() reads without side effects.
+ * IORT's equivalent (iort_node_map_id()) is not exported, and the one
+ * exported way in, iort_iommu_configure_id(), would give the device a
+ * fwspec as it looked.
  */
 static void smmuv3_report_unprotected(struct smmuv3_device *smmu)
 {
 	struct pci_dev *pdev = NULL;
+
+	if (!is_of_node(dev_fwnode(smmu->dev)))
+		return;
 
 	for_each_pci_dev(pdev) {
 		struct device *host = pci_find_host_bridge(pdev->bus)->dev.parent;
@@ -388,12 +397,24 @@ static const struct of_device_id smmuv3_of_match[] = {
 };
 MODULE_DEVICE_TABLE(of, smmuv3_of_match);
 
+/*
+ * ACPI: the IORT code creates a platform device of this name for each
+ * SMMUv3 node, with the node's fwnode (the one the PCI devices' fwspecs
+ * name), its registers and its named wired interrupts.
+ */
+static const struct platform_device_id smmuv3_iort_ids[] = {
+	{ .name = "arm-smmu-v3" },
+	{ }
+};
+MODULE_DEVICE_TABLE(platform, smmuv3_iort_ids);
+
 static struct platform_driver smmuv3_driver = {
 	.driver = {
 		.name = "flushpol-smmuv3",
 		.of_match_table = smmuv3_of_match,
 		.suppress_bind_attrs = true,
 	},
+	.id_table = smmuv3_iort_ids,
 	.probe = smmuv3_probe,
 	.SMMUV3_PLATFORM_REMOVE = smmuv3_remove,
 };
