@@ -13,6 +13,7 @@
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
+#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
@@ -209,6 +210,23 @@ static int smmuv3_reset(struct smmuv3_device *smmu,
 	return smmuv3_write_cr0(smmu, CR0_CMDQEN | CR0_EVTQEN | CR0_SMMUEN);
 }
 
+/*
+ * Whether the firmware says the SMMU's table walks and queue accesses are
+ * coherent.  The device IORT creates has a firmware node with nothing to
+ * say ("not supported"), no ACPI companion: IORT applied the node's COHACC
+ * override when it configured the device's DMA, and that is what the DMA
+ * API uses for our queues and tables too.
+ */
+static bool smmuv3_fw_coherent(struct device *dev)
+{
+	struct fwnode_handle *fwnode = dev_fwnode(dev);
+	enum dev_dma_attr attr = device_get_dma_attr(dev);
+
+	if (attr == DEV_DMA_NOT_SUPPORTED && fwnode && !is_of_node(fwnode))
+		return dev_is_dma_coherent(dev);
+	return attr == DEV_DMA_COHERENT;
+}
+
 static int smmuv3_probe_idrs(struct smmuv3_device *smmu)
 {
 	static const unsigned int oas_bits[] = { 32, 36, 40, 42, 44, 48, 52 };
@@ -233,7 +251,7 @@ static int smmuv3_probe_idrs(struct smmuv3_device *smmu)
 	}
 	smmu->ril = idr3 & IDR3_RIL;
 	/* The firmware has the last word, as upstream's driver gives it. */
-	coherent = device_get_dma_attr(smmu->dev) == DEV_DMA_COHERENT;
+	coherent = smmuv3_fw_coherent(smmu->dev);
 	if (coherent != !!(idr0 & IDR0_COHACC))
 		dev_warn(smmu->dev, "IDR0.COHACC %d, but the firmware says %scoherent\n",
 			 !!(idr0 & IDR0_COHACC), coherent ? "" : "not ");
