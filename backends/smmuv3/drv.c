@@ -120,11 +120,41 @@ static irqreturn_t smmuv3_evtq_thread(int irq, void *dev)
 	return IRQ_HANDLED;
 }
 
+/*
+ * One wired line for every interrupt of the SMMU: IORT names it "combined"
+ * (Cavium CN99xx).  The global errors are handled at once, as on their own
+ * line; the events in the thread.
+ */
+static irqreturn_t smmuv3_combined_irq(int irq, void *dev)
+{
+	smmuv3_gerror_irq(irq, dev);
+	return IRQ_WAKE_THREAD;
+}
+
+static int smmuv3_setup_combined_irq(struct smmuv3_device *smmu,
+				     struct platform_device *pdev)
+{
+	int irq = platform_get_irq_byname_optional(pdev, "combined");
+
+	/* IORT gives no GSIV for an SMMU that signals by MSI. */
+	if (!platform_irq_count(pdev))
+		dev_warn(smmu->dev, "no wired interrupt, and no MSIs of the SMMU's own here: events and global errors go unreported\n");
+	if (irq <= 0)
+		return 0;
+	return devm_request_threaded_irq(smmu->dev, irq, smmuv3_combined_irq,
+					 smmuv3_evtq_thread, IRQF_ONESHOT,
+					 "flushpol-smmuv3-combined", smmu);
+}
+
 static int smmuv3_setup_irqs(struct smmuv3_device *smmu,
 			     struct platform_device *pdev)
 {
 	int irq, ret;
 	u32 ack;
+
+	ret = smmuv3_setup_combined_irq(smmu, pdev);
+	if (ret)
+		return ret;
 
 	irq = platform_get_irq_byname_optional(pdev, "eventq");
 	if (irq > 0) {
