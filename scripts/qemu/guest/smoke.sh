@@ -28,12 +28,14 @@ done
 [ -n "$edu" ] || fail "no edu device (1234:11e8) on PCI"
 echo "smoke: edu at $edu"
 
-# The SMMUv3 (found by compatible, not by address) must be there and bound
-# to ours, which /init loaded: initcall_blacklist kept the in-tree driver
-# out.
+# The SMMUv3 must be there and bound to ours, which /init loaded:
+# initcall_blacklist kept the in-tree driver out.  Found by what the
+# firmware called it, not by address: a device-tree node compatible with
+# arm,smmu-v3, or the platform device IORT made for an SMMUv3 node.
 smmu=
 for d in /sys/bus/platform/devices/*; do
-	if grep -qs 'arm,smmu-v3' "$d/of_node/compatible"; then
+	if grep -qs 'arm,smmu-v3' "$d/of_node/compatible" ||
+	   [ "$(cat "$d/modalias")" = platform:arm-smmu-v3 ]; then
 		smmu=$d
 	fi
 done
