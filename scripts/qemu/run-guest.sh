@@ -153,16 +153,16 @@ blacklist=initcall_blacklist=arm_smmu_driver_init
 # ACPI: UEFI firmware, which loads -kernel, -initrd and -append through
 # fw_cfg and hands the kernel the ACPI tables QEMU builds (with an IORT for
 # iommu=smmuv3) and no device tree; acpi=force in case it hands both.
-firmware=()
+firmware=() fwargs=
 if [ "$fw" = acpi ]; then
 	firmware=(-bios /usr/share/qemu-efi-aarch64/QEMU_EFI.fd)
-	blacklist="acpi=force $blacklist"
+	fwargs=acpi=force
 fi
 # shellcheck disable=SC2054 # the commas are QEMU's
 qemu=(qemu-system-aarch64 -M virt,iommu=smmuv3 -cpu max,pauth-impdef=on
       -m 1G -display none -monitor none -serial stdio -nic none -no-reboot
       "${firmware[@]}" -device edu -kernel "$IMAGE" -initrd "$run/initrd.cpio"
-      -append "console=ttyAMA0 panic=-1 $blacklist ${GUEST_APPEND:-}"
+      -append "console=ttyAMA0 panic=-1 $fwargs $blacklist ${GUEST_APPEND:-}"
       "${extra[@]}")
 log "booting $KVER, firmware=$fw, with $script (timeout ${tmo}s), console: $console"
 start=$SECONDS
