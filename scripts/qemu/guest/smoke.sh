@@ -44,6 +44,9 @@ drv=$(basename "$(readlink "$smmu/driver")")
 [ "$drv" = flushpol-smmuv3 ] || fail "${smmu##*/} is bound to \"$drv\""
 [ -e /sys/class/iommu/smmuv3.0 ] || fail "no /sys/class/iommu/smmuv3.0"
 echo "smoke: ${smmu##*/} bound to $drv"
+# QEMU's SMMU is coherent (IDR0.COHACC), and so says its firmware: the DT
+# node's dma-coherent, or the IORT node's COHACC override.
+! dmesg | grep 'but the firmware says' || fail "coherency: firmware and IDR0 disagree"
 
 # Only the taints our unsigned out-of-tree modules bring: O (4096) and
 # E (8192).  Anything else (W, a warning) fails even if it did not reach
