@@ -318,8 +318,13 @@ static void smmuv3_report_unprotected(struct smmuv3_device *smmu)
 {
 	struct pci_dev *pdev = NULL;
 
-	if (!is_of_node(dev_fwnode(smmu->dev)))
+	if (!is_of_node(dev_fwnode(smmu->dev))) {
+		/* iort_iommu_xlate() gives up early without it. */
+		if (!IS_ENABLED(CONFIG_ARM_SMMU_V3))
+			dev_warn(smmu->dev, "kernel built without CONFIG_ARM_SMMU_V3: IORT gives no device behind %s its streams\n",
+				 smmu->name);
 		return;
+	}
 
 	for_each_pci_dev(pdev) {
 		struct device *host = pci_find_host_bridge(pdev->bus)->dev.parent;
