@@ -347,6 +347,24 @@ static void smmuv3_report_unprotected(struct smmuv3_device *smmu)
 }
 #endif
 
+/*
+ * The event queue's registers are on page 1.  IORT describes only page 0
+ * (64K) for Cavium CN99xx, whose SMMU has no page 1 and mirrors those
+ * registers on page 0 (upstream's ARM_SMMU_OPT_PAGE0_REGS_ONLY): refuse
+ * it rather than read past the mapping.
+ */
+static int smmuv3_check_pages(struct platform_device *pdev)
+{
+	struct resource *res = platform_get_resource(pdev, IORESOURCE_MEM, 0);
+
+	if (res && resource_size(res) < SMMUV3_PAGE1 + SZ_64K) {
+		dev_err(&pdev->dev, "no page 1 in %pR: page-0-only SMMUs (Cavium CN99xx) are not supported\n",
+			res);
+		return -ENODEV;
+	}
+	return 0;
+}
+
 static int smmuv3_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
@@ -360,6 +378,9 @@ static int smmuv3_probe(struct platform_device *pdev)
 	mutex_init(&smmu->ste_lock);
 	ida_init(&smmu->asids);
 
+	ret = smmuv3_check_pages(pdev);
+	if (ret)
+		return ret;
 	smmu->base = devm_platform_ioremap_resource(pdev, 0);
 	if (IS_ERR(smmu->base))
 		return PTR_ERR(smmu->base);
