@@ -6,7 +6,7 @@
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
 .PHONY: all modules clean help check check-kernels demo bench results docs \
-	stress stress-arm64 kcsan deb
+	stress stress-arm64 kcsan rt deb
 
 all: modules
 
@@ -30,6 +30,7 @@ help:
 	@echo 'make stress         the long reliability run (about an hour)'
 	@echo 'make stress-arm64   the stress suite at full size on arm64 SMP (QEMU -smp 4)'
 	@echo 'make kcsan          the concurrency suites in the arm64 KCSAN kernel'
+	@echo 'make rt             the suites in the arm64 PREEMPT_RT kernel'
 	@echo 'make help           this list'
 
 # Everything CI runs; ends with a summary line per stage.
@@ -89,3 +90,8 @@ stress-arm64:
 # is about an hour on two shared cores.
 kcsan:
 	scripts/kunit.sh --arch arm64 --kcsan
+
+# The suites in the PREEMPT_RT arm64 kernel (a build of its own, about
+# 30 minutes of two cores the first time).
+rt:
+	scripts/kunit.sh --arch arm64 --rt

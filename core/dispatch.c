@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) "flushpol: " fmt
 
+#include <linux/lockdep.h>
 #include <linux/ratelimit.h>
 #include <linux/srcu.h>
 
@@ -43,22 +44,64 @@
  * An SRCU read section would let one sleep unseen until a driver called
  * it from atomic context, so the pin is also a non-blocking section:
  * with CONFIG_DEBUG_ATOMIC_SLEEP a sleeping policy or backend primitive
- * warns at once, from any caller (nothing without it).
+ * warns at once, from any caller (nothing without it).  Except on
+ * PREEMPT_RT, where a spinlock_t sleeps: see fp_policy_call_begin().
  */
 DEFINE_STATIC_SRCU(fp_policy_srcu);
+
+#ifdef CONFIG_PREEMPT_RT
+/*
+ * On PREEMPT_RT a spinlock_t is a sleeping lock (an rt_mutex), and the
+ * IOMMU core's own unmap path takes them (iommu-dma's IOVA caches and
+ * flush queue): its callers may be preemptible, but are never where a
+ * spinlock_t may not be taken.  A policy or backend may then take one too,
+ * which non_block_start() would report on every call.  Instead the call
+ * holds a lock of spinlock_t's wait type, and lockdep reports what a
+ * spinlock_t holder may not do: take a mutex or an rwsem inside, or be
+ * called under a raw_spinlock_t or from a hard interrupt handler.
+ */
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+static struct lock_class_key fp_policy_call_key;
+static struct lockdep_map fp_policy_call_map = {
+	.name = "fp_policy_call",
+	.key = &fp_policy_call_key,
+	.wait_type_inner = LD_WAIT_CONFIG,
+};
+#endif
+
+static void fp_policy_call_begin(void)
+{
+	lock_map_acquire_read(&fp_policy_call_map);
+}
+
+static void fp_policy_call_end(void)
+{
+	lock_map_release(&fp_policy_call_map);
+}
+#else
+static void fp_policy_call_begin(void)
+{
+	non_block_start();
+}
+
+static void fp_policy_call_end(void)
+{
+	non_block_end();
+}
+#endif
 
 static struct fp_policy *fp_policy_pin(struct fp_context *ctx, int *idx)
 	__acquires(&fp_policy_srcu)
 {
 	*idx = srcu_read_lock(&fp_policy_srcu);
-	non_block_start();
+	fp_policy_call_begin();
 	return srcu_dereference(ctx->policy, &fp_policy_srcu);
 }
 
 static void fp_policy_unpin(int idx)
 	__releases(&fp_policy_srcu)
 {
-	non_block_end();
+	fp_policy_call_end();
 	srcu_read_unlock(&fp_policy_srcu, idx);
 }
 

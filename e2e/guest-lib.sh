@@ -42,3 +42,27 @@ fp_nvme_up()
 	modprobe nvme
 	fp_wait "no /dev/nvme0n1" test -b /dev/nvme0n1
 }
+
+# What a user checks after a reboot (README): each IOMMU and the devices
+# behind it, each group with its type, devices and reserved regions, and
+# flushpol's contexts with their policies, as "user-view:" lines that
+# scripts/qemu/e2e.sh keeps, to hold one firmware's against the other's.
+# shellcheck disable=SC2046 # lists of names, on one line
+fp_user_view()
+{
+	for _i in /sys/class/iommu/*; do
+		echo "user-view: iommu ${_i##*/}:" $(ls "$_i/devices")
+	done
+	for _g in /sys/kernel/iommu_groups/*; do
+		echo "user-view: group ${_g##*/} type $(cat "$_g/type"):" \
+		     $(ls "$_g/devices")
+		while read -r _r; do
+			echo "user-view: group ${_g##*/} reserved $_r"
+		done < "$_g/reserved_regions"
+	done
+	for _c in /sys/kernel/flushpol/contexts/*; do
+		[ -e "$_c" ] || continue
+		echo "user-view: context ${_c##*/}: strict $(cat "$_c/strict")," \
+		     "policy $(cat "$_c/policy")"
+	done
+}

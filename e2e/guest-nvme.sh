@@ -28,6 +28,7 @@ esac
 echo "nvme: mode $mode"
 
 fp_nvme_up
+fp_user_view
 pci=$(readlink -f /sys/class/nvme/nvme0/device)
 [ -e "$pci/iommu_group" ] || fail "${pci##*/} has no IOMMU group"
 group=$(readlink -f "$pci/iommu_group")

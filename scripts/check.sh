@@ -29,6 +29,11 @@
 #               6.12 and trixie-backports' newest 7.x amd64, dkms for both
 #               arm64 (scripts/deb-check-trixie.sh)
 #   e2e 7.x     the end to end test and fio integrity on the newest 7.x
+#   e2e acpi    the NVMe boots (strict, lazy, identity) through UEFI with
+#               ACPI tables: the SMMU found through the IORT
+#   fio acpi    fio verify, strict and lazy, under ACPI
+#   user view   what a user checks after a reboot is the same under both
+#   fio rt      fio verify, strict and lazy, on Debian's PREEMPT_RT 6.12
 # The rest of Debian 13 (the end to end test on its 6.12) is make
 # check-kernels (scripts/check-kernels.sh).  The summary ends with the
 # kernel table of what passed in this run (scripts/kernel-table.sh).
@@ -94,6 +99,15 @@ stage "e2e 7.x" env FP_KVER=7.x FLUSHPOL_QEMU_OUT="$top/build/qemu-7.x" \
 stage "fio 7.x" env FP_KVER=7.x FLUSHPOL_QEMU_OUT="$top/build/qemu-7.x" \
 	FP_FIO_PREBUILT=1 scripts/qemu/fio-verify.sh 20
 kpass 7.x arm64 "QEMU end to end; fio integrity"
+# ACPI: the modules the device-tree stages staged, booted through UEFI.
+acpi=(env FP_FIRMWARE=acpi FLUSHPOL_QEMU_OUT="$top/build/qemu-acpi"
+      FLUSHPOL_QEMU_SYSROOT="$top/build/qemu/sysroot")
+stage "e2e acpi" "${acpi[@]}" FP_E2E_PREBUILT=1 scripts/qemu/e2e.sh
+stage "fio acpi" "${acpi[@]}" FP_FIO_PREBUILT=1 FP_VERIFY_MODES="strict lazy" \
+	scripts/qemu/fio-verify.sh 20
+stage "user view" diff -u build/qemu/user-view.txt build/qemu-acpi/user-view.txt
+stage "fio rt" env FP_KVER=6.12-rt FLUSHPOL_QEMU_OUT="$top/build/qemu-rt" \
+	FP_VERIFY_MODES="strict lazy" scripts/qemu/fio-verify.sh 20
 
 echo
 echo "check: summary"

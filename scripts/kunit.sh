@@ -30,6 +30,13 @@
 #                                    at most 2M), then
 #                                    flushpol_switch and flushpol_lifetime;
 #                                    a data race KCSAN reports is a splat
+#   kunit.sh --arch arm64 --rt       every suite, as the arm64 run, in the
+#                                    PREEMPT_RT variant of the arm64
+#                                    kernel (scripts/arm64-kernel.sh rt),
+#                                    where a spinlock_t inside a policy
+#                                    call is a "sleeping function called"
+#                                    report, and lockdep checks raw and
+#                                    sleeping lock nesting
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -135,6 +142,15 @@ if [ "${1:-}" = --kcsan ]; then
 		 "kunit.filter_glob=flushpol_[sl][twi]*")
 	limit=$((3 * 3600))
 fi
+# PREEMPT_RT: the suites and command line of the arm64 run, in a kernel
+# of its own.
+rt=
+if [ "${1:-}" = --rt ]; then
+	[ "$arch" = arm64 ] ||
+		{ echo "kunit: --rt needs --arch arm64" >&2; exit 1; }
+	rt=rt
+	out=${FLUSHPOL_OUT:-$top/build/rt-arm64}
+fi
 
 # More of the kernel command line, from the caller (make bench:
 # flushpol_kunit.adaptive_eval_full=1).
@@ -166,7 +182,7 @@ if [ "$arch" = um ]; then
 	kmake=(make -s -C "$src" O="$kernel" ARCH=um)
 	cc=gcc
 else
-	kernel=$("$top/scripts/arm64-kernel.sh" $kcsan)
+	kernel=$("$top/scripts/arm64-kernel.sh" $kcsan $rt)
 	kmake=(make -s -C "$src" O="$kernel" ARCH=arm64
 	       CROSS_COMPILE=aarch64-linux-gnu-)
 	cc=aarch64-linux-gnu-gcc

@@ -13,6 +13,7 @@
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
+#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
@@ -108,10 +109,40 @@ static irqreturn_t smmuv3_evtq_thread(int irq, void *dev)
 	return IRQ_HANDLED;
 }
 
+/*
+ * One wired line for every interrupt of the SMMU: IORT names it "combined"
+ * (Cavium CN99xx).  The global errors are handled at once, as on their own
+ * line; the events in the thread.
+ */
+static irqreturn_t smmuv3_combined_irq(int irq, void *dev)
+{
+	smmuv3_gerror_handler(irq, dev);
+	return IRQ_WAKE_THREAD;
+}
+
+static int smmuv3_setup_combined_irq(struct smmuv3_device *smmu,
+				     struct platform_device *pdev)
+{
+	int irq = platform_get_irq_byname_optional(pdev, "combined");
+
+	/* IORT gives no GSIV for an SMMU that signals by MSI. */
+	if (!platform_irq_count(pdev))
+		dev_warn(smmu->dev, "no wired interrupt, and no MSIs of the SMMU's own here: events and global errors go unreported\n");
+	if (irq <= 0)
+		return 0;
+	return devm_request_threaded_irq(smmu->dev, irq, smmuv3_combined_irq,
+					 smmuv3_evtq_thread, IRQF_ONESHOT,
+					 "flushpol-smmuv3-combined", smmu);
+}
+
 static int smmuv3_request_irqs(struct smmuv3_device *smmu,
 			       struct platform_device *pdev)
 {
 	int irq, ret;
+
+	ret = smmuv3_setup_combined_irq(smmu, pdev);
+	if (ret)
+		return ret;
 
 	irq = platform_get_irq_byname_optional(pdev, "eventq");
 	if (irq > 0) {
@@ -183,10 +214,24 @@ static int smmuv3_init_structures(struct smmuv3_device *smmu)
  * A PCI device bound to a driver before we registered (it stopped waiting
  * at deferred_probe_timeout) has no IOMMU group: its streams abort now,
  * and it needs rebinding to get a domain.
+ *
+ * Device tree only: which SMMU and stream a requester ID maps to is the
+ * host bridge's iommu-map, which of_map_id() reads without side effects.
+ * IORT's equivalent (iort_node_map_id()) is not exported, and the one
+ * exported way in, iort_iommu_configure_id(), would give the device a
+ * fwspec as it looked.
  */
 static void smmuv3_report_unprotected(struct smmuv3_device *smmu)
 {
 	struct pci_dev *pdev = NULL;
+
+	if (!is_of_node(dev_fwnode(smmu->dev))) {
+		/* iort_iommu_xlate() gives up early without it. */
+		if (!IS_ENABLED(CONFIG_ARM_SMMU_V3))
+			dev_warn(smmu->dev, "kernel built without CONFIG_ARM_SMMU_V3: IORT gives no device behind %s its streams\n",
+				 smmu->name);
+		return;
+	}
 
 	for_each_pci_dev(pdev) {
 		struct device *host = pci_find_host_bridge(pdev->bus)->dev.parent;
@@ -333,12 +378,24 @@ static const struct of_device_id smmuv3_of_match[] = {
 };
 MODULE_DEVICE_TABLE(of, smmuv3_of_match);
 
+/*
+ * ACPI: the IORT code creates a platform device of this name for each
+ * SMMUv3 node, with the node's fwnode (the one the PCI devices' fwspecs
+ * name), its registers and its named wired interrupts.
+ */
+static const struct platform_device_id smmuv3_iort_ids[] = {
+	{ .name = "arm-smmu-v3" },
+	{ }
+};
+MODULE_DEVICE_TABLE(platform, smmuv3_iort_ids);
+
 static struct platform_driver smmuv3_driver = {
 	.driver = {
 		.name = "flushpol-smmuv3",
 		.of_match_table = smmuv3_of_match,
 		.suppress_bind_attrs = true,
 	},
+	.id_table = smmuv3_iort_ids,
 	.probe = smmuv3_probe,
 	.SMMUV3_PLATFORM_REMOVE = smmuv3_remove,
 	.shutdown = smmuv3_shutdown,

@@ -23,7 +23,9 @@
 #   FP_FIO_FLUSHPOL_APPEND  kernel command line of the flushpol boots
 #   FP_FIO_PREBUILT=1  the modules are already staged in FLUSHPOL_QEMU_OUT
 #   FLUSHPOL_QEMU_OUT  the rig's directory (default build/qemu)
-#   FP_KVER          the guest kernel: 6.12 (default) or 6.1 (prepare.sh)
+#   FP_KVER          the guest kernel: 6.12 (default), 6.12-rt or 6.1
+#                    (prepare.sh)
+#   FP_FIRMWARE      dt (default) or acpi (run-guest.sh)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,6 +34,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 export FLUSHPOL_QEMU_OUT=${FLUSHPOL_QEMU_OUT:-$FP_TOP/build/qemu}
 out=$FLUSHPOL_QEMU_OUT/fio-verify
 secs=${1:-20}
+fw=${FP_FIRMWARE:-dt}
 modes=${FP_VERIFY_MODES:-strict lazy nosync}
 
 log() { echo "fio-verify: $*" >&2; }
@@ -76,13 +79,13 @@ for m in $modes; do
 		if grep -aq 'fio-verify: caught' "$con" ||
 		   { [ $rc -ne 0 ] &&
 		     grep -aqE 'WARNING:|BUG:|Oops|Kernel panic|event 0x[0-9a-f]+ (received|sid)|global error|F_TRANSLATION' "$con"; }; then
-			log "$m: caught, as it must be"
+			log "$m: caught, as it must be (firmware=$fw)"
 			continue
 		fi
 		tail -n 30 "$out/run.log" >&2
 		die "FAIL: $m was not caught (console: $con)"
 	fi
 	[ $rc -eq 0 ] || { tail -n 30 "$out/run.log" >&2; die "FAIL: $m (console: $con)"; }
-	log "$m: PASS"
+	log "$m: PASS firmware=$fw"
 done
-log "PASS: $modes"
+log "PASS: $modes firmware=$fw"

@@ -6,7 +6,8 @@
 # Gets everything the arm64 QEMU rig needs and prints, as sourceable
 # KEY=value lines (also kept in $dir/env), where it is:
 #   KVER     the arm64 kernel release: with FP_KVER=6.12 (the default)
-#            Debian's 6.12 of scripts/deps.sh, with FP_KVER=6.1 bookworm's
+#            Debian's 6.12 of scripts/deps.sh, with FP_KVER=6.12-rt its
+#            PREEMPT_RT flavour (-rt-arm64), with FP_KVER=6.1 bookworm's
 #            6.1, the ABI of the host's linux-headers-amd64 (the newest
 #            point release apt knows); FLUSHPOL_ARM64_KVER names any
 #            other bookworm release exactly.  Debian 13's kernels:
@@ -45,6 +46,7 @@ fi
 # One kernel for both architectures: the amd64 ABI name with -arm64.
 case ${FP_KVER:-6.12} in
 6.12) kver=${FP_KVER_612%-amd64}-arm64 ;;
+6.12-rt) kver=${FP_KVER_612%-amd64}-rt-arm64 ;;
 6.1)
 	# The 6.1 ABI (6.1.0-N) follows bookworm's point releases: take
 	# the one the host's amd64 headers metapackage points at.
@@ -56,13 +58,17 @@ case ${FP_KVER:-6.12} in
 	kver=${kver%-amd64}-arm64
 	;;
 6.12+deb13 | 7.x) kver= ;;
-*) log "FP_KVER=$FP_KVER: 6.1, 6.12, 6.12+deb13 or 7.x"; exit 1 ;;
+*) log "FP_KVER=$FP_KVER: 6.1, 6.12, 6.12-rt, 6.12+deb13 or 7.x"; exit 1 ;;
 esac
 if [ -z "$kver" ]; then
 	exec "$here/prepare-trixie.sh"
 fi
 kver=${FLUSHPOL_ARM64_KVER:-$kver}
-abi=${kver%-arm64}			# e.g. 6.12.117+deb12, 6.1.0-57
+abi=${kver%-arm64}
+abi=${abi%-rt}				# e.g. 6.12.117+deb12, 6.1.0-57
+# The rt flavour's headers have arch-independent halves of their own.
+common=linux-headers-$abi-common
+[ "${kver%-rt-arm64}" = "$kver" ] || common+=-rt
 # Bookworm's own 6.1 has one kbuild package per upstream series; the 6.12
 # backport has one per ABI.
 case $abi in
@@ -83,15 +89,16 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 	dpkg --add-architecture arm64
 fi
 
-# Host side: the emulator, the cross compiler, and the arch-independent
+# Host side: the emulator, its UEFI firmware (FP_FIRMWARE=acpi in
+# run-guest.sh), the cross compiler, and the arch-independent
 # halves of the headers (the arm64 headers' Makefile includes
 # /usr/src/linux-headers-$abi-common; its scripts/ are host binaries
 # from linux-kbuild, which also pulls in pahole for BTF).
-fp_apt_install qemu-system-arm gcc-aarch64-linux-gnu dkms kmod cpio \
-	"linux-headers-$abi-common" "$kbuild" >&2
+fp_apt_install qemu-system-arm qemu-efi-aarch64 gcc-aarch64-linux-gnu dkms kmod cpio \
+	"$common" "$kbuild" >&2
 
 # The arm64 pieces must be the exact version of those host halves.
-ver=$(dpkg-query -W -f='${Version}' "linux-headers-$abi-common")
+ver=$(dpkg-query -W -f='${Version}' "$common")
 # Keyed by the layout of what is unpacked (bump it when that changes), not
 # by this script's text: worktrees with other versions of the script share
 # the cache, and a rerun empties the directory under the others' builds.

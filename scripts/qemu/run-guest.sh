@@ -20,6 +20,12 @@
 # console shows no kernel warning, BUG, oops or panic.
 #
 # Environment:
+#   FP_FIRMWARE   how the guest learns the machine: dt (the default: QEMU
+#                 hands the kernel a device tree) or acpi (UEFI firmware,
+#                 EDK2's ArmVirtQemu of Debian's qemu-efi-aarch64, loads
+#                 the kernel and gives it ACPI tables: the SMMU and the
+#                 PCI root complex's StreamIDs in the IORT).  The PASS line
+#                 says which, as firmware=dt or firmware=acpi.
 #   QEMU_EXTRA    more QEMU arguments, shell-quoted,
 #                 e.g. "-trace 'smmuv3_cmdq*' -D /tmp/trace.log"
 #   GUEST_APPEND  more kernel command line
@@ -34,6 +40,9 @@
 #                 fio tree of fio-root.sh)
 #   FLUSHPOL_QEMU_OUT  output directory (default build/qemu); the console
 #                 goes to its run/NAME/console.log, NAME the script's.
+#   FLUSHPOL_QEMU_SYSROOT  the modules staged (default: the output
+#                 directory's sysroot), e.g. another run's, to boot the
+#                 same modules with the other firmware
 #   FP_KVER       the kernel: 6.12 (default) or 6.1, as prepare.sh says;
 #                 the same as dkms-install.sh staged for
 set -euo pipefail
@@ -51,9 +60,14 @@ script=$1
 tmo=${2:-300}
 [ -f "$script" ] || die "no guest script $script"
 
+fw=${FP_FIRMWARE:-dt}
+case $fw in
+dt|acpi) ;;
+*) die "FP_FIRMWARE=$fw: dt or acpi" ;;
+esac
 eval "$("$here/prepare.sh")"
 out=${FLUSHPOL_QEMU_OUT:-$top/build/qemu}
-sysroot=$out/sysroot
+sysroot=${FLUSHPOL_QEMU_SYSROOT:-$out/sysroot}
 [ -f "$sysroot/lib/modules/$KVER/modules.dep" ] ||
 	die "nothing staged in $sysroot: run scripts/qemu/dkms-install.sh first"
 name=$(basename "$script" .sh)
@@ -136,13 +150,21 @@ blacklist=initcall_blacklist=arm_smmu_driver_init
 # -nic none: the default NIC wants efi-virtio.rom, which is in ipxe-qemu,
 # only a Recommends of qemu-system-arm.
 # panic=-1: a panic ends QEMU (-no-reboot) at once instead of at timeout.
+# ACPI: UEFI firmware, which loads -kernel, -initrd and -append through
+# fw_cfg and hands the kernel the ACPI tables QEMU builds (with an IORT for
+# iommu=smmuv3) and no device tree; acpi=force in case it hands both.
+firmware=() fwargs=
+if [ "$fw" = acpi ]; then
+	firmware=(-bios /usr/share/qemu-efi-aarch64/QEMU_EFI.fd)
+	fwargs=acpi=force
+fi
 # shellcheck disable=SC2054 # the commas are QEMU's
 qemu=(qemu-system-aarch64 -M virt,iommu=smmuv3 -cpu max,pauth-impdef=on
       -m 1G -display none -monitor none -serial stdio -nic none -no-reboot
-      -device edu -kernel "$IMAGE" -initrd "$run/initrd.cpio"
-      -append "console=ttyAMA0 panic=-1 $blacklist ${GUEST_APPEND:-}"
+      "${firmware[@]}" -device edu -kernel "$IMAGE" -initrd "$run/initrd.cpio"
+      -append "console=ttyAMA0 panic=-1 $fwargs $blacklist ${GUEST_APPEND:-}"
       "${extra[@]}")
-log "booting $KVER with $script (timeout ${tmo}s), console: $console"
+log "booting $KVER, firmware=$fw, with $script (timeout ${tmo}s), console: $console"
 start=$SECONDS
 rc=0
 timeout -k 10 "$tmo" "${qemu[@]}" </dev/null >"$console" 2>&1 || rc=$?
@@ -151,7 +173,7 @@ took=$((SECONDS - start))
 fail()
 {
 	tail -n 40 "$console" >&2
-	die "FAIL: $* (${took}s; full console: $console)"
+	die "FAIL: $* (firmware=$fw, ${took}s; full console: $console)"
 }
 # A splat first: it is the likeliest reason for a hang or a bad exit.
 if grep -qE 'WARNING:|BUG:|Oops|Call trace:|Kernel panic' "$console"; then
@@ -166,5 +188,12 @@ esac
 end=$(grep -oE 'FLUSHPOL-GUEST-END rc=[0-9]+' "$console" | tail -n 1) ||
 	fail "the guest never reached the end of $script"
 [ "${end##*=}" = 0 ] || fail "$script exited with ${end##*=}"
+# The firmware asked for is the one the kernel used: the IORT is what an
+# ACPI boot is for, and a device-tree boot must not have found one.
+if grep -qa 'ACPI: IORT ' "$console"; then
+	[ "$fw" = acpi ] || fail "the kernel found ACPI tables on a device-tree boot"
+else
+	[ "$fw" = dt ] || fail "firmware=acpi, but the kernel found no IORT"
+fi
 boot=$(sed -n 's/^\[ *\([0-9.]*\)\] Run \/init as init process.*/\1/p' "$console")
-log "PASS: $script (${took}s on the host; /init at ${boot:-?}s guest time)"
+log "PASS: $script firmware=$fw (${took}s on the host; /init at ${boot:-?}s guest time)"

@@ -28,12 +28,14 @@ done
 [ -n "$edu" ] || fail "no edu device (1234:11e8) on PCI"
 echo "smoke: edu at $edu"
 
-# The SMMUv3 (found by compatible, not by address) must be there and bound
-# to ours, which /init loaded: initcall_blacklist kept the in-tree driver
-# out.
+# The SMMUv3 must be there and bound to ours, which /init loaded:
+# initcall_blacklist kept the in-tree driver out.  Found by what the
+# firmware called it, not by address: a device-tree node compatible with
+# arm,smmu-v3, or the platform device IORT made for an SMMUv3 node.
 smmu=
 for d in /sys/bus/platform/devices/*; do
-	if grep -qs 'arm,smmu-v3' "$d/of_node/compatible"; then
+	if grep -qs 'arm,smmu-v3' "$d/of_node/compatible" ||
+	   [ "$(cat "$d/modalias")" = platform:arm-smmu-v3 ]; then
 		smmu=$d
 	fi
 done
@@ -42,6 +44,9 @@ drv=$(basename "$(readlink "$smmu/driver")")
 [ "$drv" = flushpol-smmuv3 ] || fail "${smmu##*/} is bound to \"$drv\""
 [ -e /sys/class/iommu/smmuv3.0 ] || fail "no /sys/class/iommu/smmuv3.0"
 echo "smoke: ${smmu##*/} bound to $drv"
+# QEMU's SMMU is coherent (IDR0.COHACC), and so says its firmware: the DT
+# node's dma-coherent, or the IORT node's COHACC override.
+! dmesg | grep 'but the firmware says' || fail "coherency: firmware and IDR0 disagree"
 
 # Only the taints our unsigned out-of-tree modules bring: O (4096) and
 # E (8192).  Anything else (W, a warning) fails even if it did not reach
