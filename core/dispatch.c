@@ -156,9 +156,9 @@ static void fp_tlb_flush_walk(unsigned long iova, size_t size, size_t granule,
 #ifdef FP_KCSAN_PLANTED
 /*
  * make kcsan-planted's proof that the KCSAN run can fail: each leaf
- * gathered, in any context, reads the last leaf gathered plainly, then
- * stores its own with WRITE_ONCE(): a data race with every other CPU
- * gathering leaves at the time.  On the hottest path there is (once per
+ * gathered, in any context, reads the last leaf gathered plainly, and
+ * stores its own with WRITE_ONCE() if it differs: a data race with every
+ * other CPU gathering leaves at the time.  On the hottest path there is (once per
  * leaf), and shared by all contexts, so that KCSAN's sampling meets it
  * within a short run.  Only that build defines FP_KCSAN_PLANTED, and only
  * against a KCSAN kernel (Kbuild).
@@ -167,10 +167,8 @@ static unsigned long fp_kcsan_planted_last;
 
 static noinline void fp_kcsan_planted_race(unsigned long iova)
 {
-	unsigned long last = fp_kcsan_planted_last;
-
-	OPTIMIZER_HIDE_VAR(last);
-	WRITE_ONCE(fp_kcsan_planted_last, iova);
+	if (fp_kcsan_planted_last != iova)
+		WRITE_ONCE(fp_kcsan_planted_last, iova);
 }
 #else
 static inline void fp_kcsan_planted_race(unsigned long iova)
