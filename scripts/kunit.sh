@@ -151,9 +151,12 @@ if [ "${1:-}" = --kcsan ]; then
 	udelay=${FP_KCSAN_UDELAY:-200}
 	# allnoconfig turned KCSAN_EARLY_ENABLE off (kunit/arm64-kcsan.config).
 	# KCSAN's delays stretch every case: the hung-task detector (the
-	# KUnit runner waits for a case uninterruptibly) gets 10 minutes.
+	# KUnit runner waits for a case uninterruptibly) gets 10 minutes,
+	# and the soft-lockup detector its longest bound, 120 s (seen: boot
+	# in param_sysfs_builtin_init() "stuck" 22 to 133 s on a host
+	# running three other QEMU guests and two kernel builds).
 	cmdline=(kcsan.early_enable=1 "${arm64_args[@]}" "${arm64_full[@]}"
-		 sysctl.kernel.hung_task_timeout_secs=600
+		 sysctl.kernel.hung_task_timeout_secs=600 watchdog_thresh=60
 		 flushpol_kcsan.skip_watch="$skip"
 		 flushpol_kcsan.udelay_task="$udelay"
 		 flushpol_kcsan.udelay_interrupt=$((udelay / 4))
