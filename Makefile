@@ -29,6 +29,7 @@ help:
 	@echo 'make stress         the long reliability run (about an hour)'
 	@echo 'make stress-arm64   the stress suite at full size on arm64 SMP (QEMU -smp 4)'
 	@echo 'make kcsan          the concurrency suites in the arm64 KCSAN kernel'
+	@echo 'make kcsan-planted  the same with a race planted in the core: must be reported'
 	@echo 'make help           this list'
 
 # Everything CI runs; ends with a summary line per stage.

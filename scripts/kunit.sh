@@ -134,7 +134,8 @@ fi
 # size, unmaps of at most 2M (more unmaps, switches and device runs meet
 # per minute of TCG than at 4M), in rounds of 10 s.  One filter glob:
 # flushpol_[e]stimat[e], [l]ifetim[e], [s]tres[s], [s]witc[h] and
-# [s]mmuv3_cmd[q] (and smmuv2_oracle, which it cannot leave out).
+# [s]mmuv3_cmd[q] (and smmuv2_oracle and smmuv3_ste, which it cannot
+# leave out).
 kcsan=
 planted=
 if [ "${1:-}" = --kcsan ]; then
