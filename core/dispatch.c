@@ -196,6 +196,29 @@ static void fp_tlb_flush_walk(unsigned long iova, size_t size, size_t granule,
 	fp_dispatch_walk(cookie, iova, size, granule);
 }
 
+#ifdef FP_KCSAN_PLANTED
+/*
+ * make kcsan-planted's proof that the KCSAN run can fail: each leaf
+ * gathered, in any context, reads the last leaf gathered plainly, and
+ * stores its own with WRITE_ONCE() if it differs: a data race with every
+ * other CPU gathering leaves at the time.  On the hottest path there is (once per
+ * leaf), and shared by all contexts, so that KCSAN's sampling meets it
+ * within a short run.  Only that build defines FP_KCSAN_PLANTED, and only
+ * against a KCSAN kernel (Kbuild).
+ */
+static unsigned long fp_kcsan_planted_last;
+
+static noinline void fp_kcsan_planted_race(unsigned long iova)
+{
+	if (fp_kcsan_planted_last != iova)
+		WRITE_ONCE(fp_kcsan_planted_last, iova);
+}
+#else
+static inline void fp_kcsan_planted_race(unsigned long iova)
+{
+}
+#endif
+
 /*
  * Leaves are only gathered here; the policy current at iotlb_sync decides
  * how to invalidate them.  That is what makes a policy switch between
@@ -219,6 +242,7 @@ static void fp_tlb_add_page(struct iommu_iotlb_gather *gather,
 	}
 	if (c)
 		fp_cov_leaf(c, iova, granule);
+	fp_kcsan_planted_race(iova);
 	gather->pgsize = granule;
 	iommu_iotlb_gather_add_range(gather, iova, granule);
 }

@@ -288,6 +288,105 @@ static void pinned_while_used(void)
 	expect(!unload("flushpol"), "unload flushpol", 0);
 }
 
+#define KCSAN_CTL	"/sys/kernel/debug/kcsan"
+#define KCSAN_FILTER	"/kcsan-filter"
+
+static int mount_debugfs(void)
+{
+	return !mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) ||
+	       errno == EBUSY;
+}
+
+/*
+ * make kcsan: KCSAN leaves out reports whose racing function is on its
+ * debugfs blacklist.  The known upstream races of kunit/kcsan-filter.txt
+ * (here /kcsan-filter: one function first on a line, '#' comments) go
+ * there before anything of flushpol's runs.  A name KCSAN refuses (not a
+ * symbol of this kernel) fails the run: a filter that filters nothing
+ * would be a list nobody checked (scripts/kunit.sh --kcsan).
+ */
+static void kcsan_filter(void)
+{
+	static char list[8192];
+	char line[160], *p, *end;
+	int n = 0, ret;
+
+	if (read_str(KCSAN_FILTER, list, sizeof(list)) < 0)
+		return;
+	if (!mount_debugfs() || !exists(KCSAN_CTL)) {
+		printf("FLUSHPOL-KCSAN-FAIL: no %s\n", KCSAN_CTL);
+		return;
+	}
+	for (p = list; *p; p = *end ? end + 1 : end) {
+		for (end = p; *end && *end != '\n'; end++)
+			;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (p == end || *p == '#')
+			continue;
+		line[0] = '!';
+		for (ret = 1; p < end && *p != ' ' && *p != '\t' && *p != '#' &&
+		     ret < (int)sizeof(line) - 1; p++)
+			line[ret++] = *p;
+		line[ret] = '\0';
+		ret = write_str(KCSAN_CTL, line);
+		if (ret)
+			printf("FLUSHPOL-KCSAN-FAIL: %s: %d\n", line + 1,
+			       -ret);
+		n++;
+	}
+	printf("FLUSHPOL-KCSAN-FILTER %d functions\n", n);
+}
+
+/*
+ * KCSAN's sampling, raised for the suites alone ("flushpol_kcsan.<param>=
+ * <value>" on the command line, a parameter of KCSAN's own): boot and the
+ * lifetime checks, which run nothing concurrently, keep KCSAN's defaults
+ * and their speed.  Each value is read back into the log.
+ */
+static void kcsan_density(void)
+{
+	char params[FP_PARAMS_MAX], path[128], val[32], *w, *end, *eq;
+
+	module_params("flushpol_kcsan", params);
+	for (w = params; *w; w = *end ? end + 1 : end) {
+		for (end = w; *end && *end != ' '; end++)
+			;
+		eq = strchr(w, '=');
+		if (!eq || eq > end || eq - w > 64 || end - eq > 20)
+			continue;
+		path[0] = '\0';
+		strlcat(path, "/sys/module/kcsan/parameters/", sizeof(path));
+		strncat(path, w, eq - w);
+		val[0] = '\0';
+		strncat(val, eq + 1, end - eq - 1);
+		if (write_str(path, val) || read_str(path, val, sizeof(val)) <= 0)
+			printf("FLUSHPOL-KCSAN-FAIL: %s\n", path);
+		else
+			printf("fp-kcsan: %s %s", path + 29, val);
+	}
+}
+
+/* KCSAN's counters and blacklist once the suites ran, for the summary. */
+static void kcsan_counters(void)
+{
+	static char info[8192];
+	char *p, *end, c;
+
+	if (read_str(KCSAN_CTL, info, sizeof(info)) <= 0)
+		return;
+	for (p = info; *p; p = *end ? end + 1 : end) {
+		for (end = p; *end && *end != '\n'; end++)
+			;
+		if (end == p)
+			continue;
+		c = *end;
+		*end = '\0';
+		printf("fp-kcsan-info: %s\n", p);
+		*end = c;
+	}
+}
+
 #define KMEMLEAK	"/sys/kernel/debug/kmemleak"
 
 /*
@@ -301,10 +400,7 @@ static int kmemleak_start(void)
 {
 	char up[64];
 
-	if (mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL) &&
-	    errno != EBUSY)
-		return 0;
-	if (!exists(KMEMLEAK))
+	if (!mount_debugfs() || !exists(KMEMLEAK))
 		return 0;
 	read_str("/proc/uptime", up, sizeof(up));
 	if (atoi(up) < 6)
@@ -372,16 +468,19 @@ int main(int argc, char **argv)
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
 	read_cmdline();
 	printf("FLUSHPOL-BEGIN\n");
+	kcsan_filter();
 	for (i = 1; i < argc; i++)
 		if (!strncmp(argv[i], "@lifetime:", 10) &&
 		    !lifetime_checks(atoi(argv[i] + 10)))
 			printf("FLUSHPOL-LIFETIME-OK\n");
+	kcsan_density();
 	/* UML appends root= and console= after ours: not module names. */
 	for (i = 1; i < argc; i++)
 		if (!strchr(argv[i], '=') && argv[i][0] != '@')
 			failed |= load(argv[i]);
 	if (!failed)
 		printf("FLUSHPOL-INSMOD-OK\n");
+	kcsan_counters();
 	reboot(LINUX_REBOOT_CMD_POWER_OFF);
 	return 0;
 }

@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make kcsan's verdict, from the log of a scripts/kunit.sh --kcsan run:
+# KCSAN's reports by function, whose code each is in, KCSAN's counters,
+# the functions on its blacklist; PASS only if no report is in flushpol's
+# code (a module named flushpol*: the core, policies, backends, and the
+# test modules).  A report of the kernel's own code not on the blacklist
+# is listed and does not fail the run: it is a candidate for
+# kunit/kcsan-filter.txt once someone has read it.
+#
+#   kcsan-summary.sh [--planted] KTAP_LOG
+#       --planted: the run of the planted race (core/dispatch.c):
+#       succeeds only if KCSAN reported it.
+#   kcsan-summary.sh --check-filter FILTER MODULE.ko...
+#       refuse a filter naming a function of flushpol's: a symbol of one
+#       of the modules, or a function defined under core/, policy/ or
+#       backends/.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+# The names of kunit/kcsan-filter.txt: first word of each line that is
+# not a comment.
+filter_names()
+{
+	sed -e 's/#.*//' "$1" | awk 'NF { print $1 }'
+}
+
+if [ "${1:-}" = --check-filter ]; then
+	filter=$2
+	shift 2
+	bad=0
+	for f in $(filter_names "$filter"); do
+		for ko in "$@"; do
+			if nm "$ko" | awk '{ print $NF }' | grep -qx -- "$f"; then
+				echo "kcsan: $filter: $f is a symbol of $(basename "$ko"): flushpol's code is never filtered" >&2
+				bad=1
+			fi
+		done
+		if grep -rqE "^[a-z].*[ *]$f\(" "$top"/core "$top"/policy \
+			"$top"/backends --include='*.c'; then
+			echo "kcsan: $filter: $f is defined in flushpol's code: never filtered" >&2
+			bad=1
+		fi
+	done
+	exit $bad
+fi
+
+planted=
+if [ "${1:-}" = --planted ]; then
+	planted=y
+	shift
+fi
+log=$1
+
+say() { echo "kcsan: $*"; }
+
+counter() { sed -n "s/^fp-kcsan-info: $1: //p" "$log" | tail -n 1; }
+param() { sed -n "s/^fp-kcsan: $1 //p" "$log" | tail -n 1; }
+
+say "sampling for the suites: one access in $(param skip_watch) watched, for" \
+    "$(param udelay_task) us in a task, $(param udelay_interrupt) us in an" \
+    "interrupt (KCSAN's defaults: 4000, 80, 20)"
+say "watchpoints set up $(counter setup_watchpoints), data races seen" \
+    "$(counter data_races), of unknown origin $(counter races_unknown_origin)"
+blacklist=$(sed -n '/^fp-kcsan-info: blacklisted functions:/,$p' "$log" |
+	    sed -n 's/^fp-kcsan-info:  *\([^ ].*\)$/\1/p' | grep -v : |
+	    xargs || true)
+say "on KCSAN's blacklist (kunit/kcsan-filter.txt): ${blacklist:-none}"
+
+# "BUG: KCSAN: data-race in f [mod] / g [mod]", or one function with an
+# offset for a race of unknown origin or a failed assertion.
+reports=$(sed -n 's/^BUG: KCSAN: \(.*\)$/\1/p' "$log" |
+	  sed -E 's/\+0x[0-9a-f]+\/0x[0-9a-f]+//g' || true)
+printed=$(grep -c . <<<"$reports" || true)
+say "reports printed $printed (the other races seen were on the blacklist," \
+    "or repeats within KCSAN_REPORT_ONCE_IN_MS, 3 s)"
+ours=0
+planted_seen=0
+if [ -n "$reports" ]; then
+	say "reports by function:"
+	while read -r n title; do
+		if grep -q '\[flushpol' <<<"$title"; then
+			where="flushpol"
+			ours=$((ours + n))
+		else
+			where="upstream, not filtered"
+		fi
+		if grep -q 'fp_kcsan_planted_race' <<<"$title"; then
+			planted_seen=$((planted_seen + n))
+		fi
+		say "  $n x $title: $where"
+	done < <(sort <<<"$reports" | uniq -c)
+fi
+
+if [ -n "$planted" ]; then
+	if [ "$planted_seen" -gt 0 ]; then
+		say "PLANTED RACE REPORTED ($planted_seen reports in fp_kcsan_planted_race)"
+		exit 0
+	fi
+	say "PLANTED RACE NOT REPORTED"
+	exit 1
+fi
+if [ "$ours" -gt 0 ]; then
+	say "FAIL: $ours reports in flushpol's code"
+	exit 1
+fi
+say "PASS: no report in flushpol's code"
