@@ -168,33 +168,58 @@ err_asid:
 	return ret;
 }
 
+/*
+ * The domain's last flush: every entry tagged with its ASID, with a sync
+ * of its own, before anything the SMMU could walk is freed.  Its result is
+ * the flush's own, not a statistic that stats/reset can zero.
+ */
+static int smmuv3_domain_flush_final(struct smmuv3_domain *dom)
+{
+	int ret = fp_flush_context(dom->ctx);
+
+	/*
+	 * Nothing can refill the TLB for the ASID now (no stream uses the
+	 * domain, and the tables are only freed next): the flush
+	 * free_io_pgtable_ops() would make through io-pgtable's tlb_flush_all
+	 * would only repeat this one.
+	 */
+	if (!ret)
+		io_pgtable_ops_to_pgtable(dom->ops)->cfg.tlb = NULL;
+	return ret;
+}
+
 /**
  * smmuv3_domain_destroy() - free a domain no stream uses any more
  * @dom: the domain
  *
- * Freeing the page table flushes the whole context through flushpol.  If
- * that flush's sync failed, the SMMU may still hold entries tagged with the
- * ASID: it is never handed out again, so no later domain inherits them.
+ * A final flush of the whole ASID comes first.  If its sync failed, the
+ * SMMU may still cache the context descriptor, walk-cache entries pointing
+ * into the page tables, and TLB entries tagged with the ASID, and may
+ * still complete a walk it began: so the page tables (with their
+ * io_pgtable_ops), the context descriptor and the ASID are leaked, never
+ * freed or handed out again.  The flushpol context goes: nothing calls
+ * through the leaked tables any more.  A wedged SMMU leaks one domain's
+ * tables per domain freed; rebooting is the way back.
  */
 void smmuv3_domain_destroy(struct smmuv3_domain *dom)
 {
 	struct smmuv3_device *smmu = dom->smmu;
-	u64 failed;
+	int ret;
 
 	if (smmu) {
-		failed = fp_context_stat(dom->ctx, FP_STAT_SYNC_TIMEOUTS);
-		free_io_pgtable_ops(dom->ops);
-		failed = fp_context_stat(dom->ctx, FP_STAT_SYNC_TIMEOUTS) -
-			 failed;
+		ret = smmuv3_domain_flush_final(dom);
+		if (!ret)
+			free_io_pgtable_ops(dom->ops);
 		fp_context_destroy(dom->ctx);
-		dma_free_coherent(smmu->dev, CD_DWORDS * sizeof(u64), dom->cd,
-				  dom->cd_dma);
-		if (failed)
+		if (ret) {
 			dev_err_ratelimited(smmu->dev,
-					    "ASID %u retired: its final flush did not complete\n",
-					    dom->flush.asid);
-		else
+					    "ASID %u: final flush failed (%d): its page tables, context descriptor and ASID are leaked\n",
+					    dom->flush.asid, ret);
+		} else {
+			dma_free_coherent(smmu->dev, CD_DWORDS * sizeof(u64),
+					  dom->cd, dom->cd_dma);
 			ida_free(&smmu->asids, dom->flush.asid);
+		}
 	}
 	mutex_destroy(&dom->init_lock);
 	kfree(dom);
