@@ -5,7 +5,10 @@
  * and a flushpol context deciding how the domain is invalidated.
  * Finalising a domain is the init_context of the backend: where the
  * hardware's capabilities and the domain's type (strict, or lazy behind
- * the DMA flush queue) pick the default policy.
+ * the DMA flush queue) pick the default policy.  A domain is finalised as
+ * it is allocated for a device (iommu.c), so that the IOMMU core can map
+ * it before attaching it; the core sets a domain's type only after that,
+ * so a domain that turns out to be DMA-FQ is made lazy at its first attach.
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
@@ -23,6 +26,16 @@ bool force_no_ril;
 module_param(force_no_ril, bool, 0644);
 MODULE_PARM_DESC(force_no_ril,
 		 "Ignore IDR3.RIL in domains created from now on: invalidate by single address, as SMMUv3.0-3.1 must");
+
+/*
+ * A new context never loads a policy module (it may be created from an
+ * async probe): have modprobe load the default policy of SMMUs without
+ * RIL first.  Without it, such contexts start on va, with a message.
+ */
+MODULE_SOFTDEP("pre: flushpol_threshold");
+
+/* The backend's choice of policy for a lazy context. */
+#define SMMUV3_LAZY_POLICY	"nonstrict"
 
 static void smmuv3_make_cd(struct smmuv3_domain *dom)
 {
@@ -74,7 +87,7 @@ static int smmuv3_domain_init_pgtable(struct smmuv3_domain *dom, bool lazy)
 		.ops = ril ? &smmuv3_hw_ops_ril : &smmuv3_hw_ops,
 		.id = dom->flush.asid,
 		.lazy = lazy,
-		.default_policy = lazy ? "nonstrict" :
+		.default_policy = lazy ? SMMUV3_LAZY_POLICY :
 				  ril ? "range" : "threshold",
 		.default_threshold = 128,
 		.priv = &dom->flush,
@@ -102,8 +115,8 @@ static int smmuv3_domain_init_pgtable(struct smmuv3_domain *dom, bool lazy)
 /**
  * smmuv3_domain_new() - a paging domain, not yet tied to an SMMU
  *
- * Whether it is strict or lazy is only known once the IOMMU core has set
- * its type: smmuv3_domain_finalise() at the first attach does the rest.
+ * smmuv3_domain_finalise() does the rest: at allocation when the core
+ * names a device, or else (kernels before 6.8) at the first attach.
  *
  * Return: the domain, or NULL.
  */
@@ -120,14 +133,36 @@ struct smmuv3_domain *smmuv3_domain_new(void)
 	return dom;
 }
 
+/*
+ * @dom is finalised already: only another SMMU's device is refused, and a
+ * domain the core has made DMA-FQ since gets a lazy context.  The core
+ * may also make a DMA domain DMA-FQ later without attaching it again
+ * (iommu_group_store_type()): its context stays strict, which is correct
+ * there too, since fp_iotlb_sync() leaves queued gathers to the flush
+ * queue's flush_iotlb_all.
+ */
+static int smmuv3_domain_refinalise(struct smmuv3_domain *dom,
+				    struct smmuv3_device *smmu, bool lazy)
+{
+	if (dom->smmu != smmu)
+		return -EINVAL;
+	if (lazy && !fp_context_is_lazy(dom->ctx))
+		fp_context_set_lazy(dom->ctx, SMMUV3_LAZY_POLICY);
+	return 0;
+}
+
 /**
  * smmuv3_domain_finalise() - an ASID, a page table and a flushpol context
  * @dom: a domain from smmuv3_domain_new()
- * @smmu: the SMMU of the first device attached
+ * @smmu: the SMMU of the device the domain is for
  * @lazy: a DMA-FQ domain: the flush queue ends its unmaps with
  *	flush_iotlb_all, so the context is non-strict
  *
- * Context: process context, under @dom->init_lock.
+ * Called again for a finalised domain (at every attach), it only checks
+ * @smmu and makes the context lazy if @lazy has become true.
+ *
+ * Context: process context, under @dom->init_lock or before the domain is
+ * handed out.
  * Return: 0 or an error; @dom is unchanged on error.
  */
 int smmuv3_domain_finalise(struct smmuv3_domain *dom,
@@ -135,6 +170,8 @@ int smmuv3_domain_finalise(struct smmuv3_domain *dom,
 {
 	int asid, ret;
 
+	if (dom->smmu)
+		return smmuv3_domain_refinalise(dom, smmu, lazy);
 	asid = ida_alloc_range(&smmu->asids, SMMUV3_ASID_MIN, smmu->asid_max,
 			       GFP_KERNEL);
 	if (asid < 0)
