@@ -27,28 +27,67 @@ static bool fp_cfg_valid(const struct fp_context_cfg *cfg)
 	       cfg->tlb_entries <= FP_THRESHOLD_MAX;
 }
 
-/* Pick the first policy that exists and that this context can use. */
-static struct fp_policy *fp_initial_policy(struct fp_context *ctx)
+/*
+ * Pick the first policy that exists and that this context can use: the
+ * default_policy parameter, the backend's choice, va.  Never loads a
+ * module: a context is created where a backend probes or allocates a
+ * domain, perhaps in an async probe worker, which a module load would wait
+ * for (fp_policy_request()).  A policy module that is not loaded yet is
+ * passed over, with a message; va is built in and usable by every context.
+ * @param is the parameter's value, read before fp_contexts_lock was taken:
+ * its lock is every module's parameter lock's class, which a backend may
+ * hold while it destroys a context (kunit/holder).
+ */
+static struct fp_policy *fp_initial_policy(struct fp_context *ctx,
+					   const char *param)
 {
-	char param[FP_NAME_MAX];
 	const char * const names[] = { param, ctx->cfg.default_policy,
 				       fp_policy_va.name };
 	struct fp_policy *pol;
-	int i;
+	int i, err;
 
-	fp_default_policy(param);
+	lockdep_assert_held(&fp_contexts_lock);
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		if (!names[i] || !strcmp(names[i], "auto"))
 			continue;
-		pol = fp_policy_get(names[i]);
-		if (pol && (!pol->usable || pol->usable(ctx)))
+		pol = fp_policy_get_for(names[i], ctx, &err);
+		if (pol) {
+			ctx->auto_policy = names[i] != param;
 			return pol;
-		if (pol)
-			fp_policy_put(pol);
-		pr_info("%s: policy %s not available, trying the next\n",
-			ctx->name, names[i]);
+		}
+		pr_info("%s: policy %s %s, trying the next\n", ctx->name,
+			names[i], err == -EOPNOTSUPP ? "not usable here" :
+			"not loaded (not autoloaded for a new context)");
 	}
 	return NULL;
+}
+
+/*
+ * A sysfs directory for @ctx, if its name is whole and unique.  Without
+ * one the context works all the same, on the policy it was given: a
+ * backend's domain must not fail, nor an SMMU's probe with it, for want of
+ * a directory.
+ */
+static void fp_context_publish(struct fp_context *ctx, bool truncated)
+{
+	struct fp_context *other;
+	int ret = -ENAMETOOLONG;
+
+	lockdep_assert_held(&fp_contexts_lock);
+	if (truncated)
+		goto warn;
+	ret = -EEXIST;
+	list_for_each_entry(other, &fp_contexts, node)
+		if (!strcmp(other->name, ctx->name))
+			goto warn;
+	ret = fp_sysfs_add_context(ctx);
+	if (!ret) {
+		ctx->in_sysfs = true;
+		return;
+	}
+warn:
+	pr_warn("%s: no sysfs directory (%d): stays on policy %s\n", ctx->name,
+		ret, rcu_dereference_protected(ctx->policy, true)->name);
 }
 
 /**
@@ -60,16 +99,23 @@ static struct fp_policy *fp_initial_policy(struct fp_context *ctx)
  * call fp_iotlb_sync() and fp_flush_iotlb_all() from the driver's
  * iotlb_sync and flush_iotlb_all.
  *
+ * Nothing of flushpol's own fails a context: a policy that is not loaded
+ * gives way to the next choice and finally to va, and a name that does not
+ * fit in FP_CONTEXT_NAME_MAX - 1 characters or that a live context already
+ * has gets no sysfs directory (both with a message).  Module autoloading is
+ * never tried from here.
+ *
  * Context: process context; may sleep.
  * Return: the context, or an ERR_PTR(): -EINVAL for an incomplete @cfg,
- * -EEXIST if the name is taken, -ENOENT if no policy is available,
- * -ENOMEM.
+ * -ENODEV if the backend module is going away, -ENOMEM.
  */
 struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 				     struct io_pgtable_cfg *pgtbl_cfg)
 {
+	char param[FP_NAME_MAX];
 	struct fp_policy *pol;
 	struct fp_context *ctx;
+	bool truncated;
 	int ret;
 
 	if (!fp_cfg_valid(cfg))
@@ -82,8 +128,9 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 	ctx->cfg = *cfg;
 	mutex_init(&ctx->lock);
 	ctx->threshold = cfg->default_threshold;
-	snprintf(ctx->name, sizeof(ctx->name), "%s-%s%u", cfg->instance,
-		 cfg->stage2 ? "vmid" : "asid", cfg->id);
+	truncated = snprintf(ctx->name, sizeof(ctx->name), "%s-%s%u",
+			     cfg->instance, cfg->stage2 ? "vmid" : "asid",
+			     cfg->id) >= sizeof(ctx->name);
 
 	/* From here on, the kobject release frees what was allocated. */
 	ctx->stats = alloc_percpu(struct fp_stats);
@@ -100,27 +147,29 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 		goto err_put;
 	}
 
-	pol = fp_initial_policy(ctx);
+	/*
+	 * Under fp_contexts_lock from the lookup to the list: a policy
+	 * withdrawn meanwhile is not found, and one found cannot be withdrawn
+	 * before the list shows it in use.
+	 */
+	fp_default_policy(param);
+	mutex_lock(&fp_contexts_lock);
+	pol = fp_initial_policy(ctx, param);
+	if (pol) {
+		RCU_INIT_POINTER(ctx->policy, pol);
+		fp_context_publish(ctx, truncated);
+		list_add_tail(&ctx->node, &fp_contexts);
+	}
+	mutex_unlock(&fp_contexts_lock);
 	if (!pol) {
+		/* Only if va itself is not usable: a backend's bug. */
 		ret = -ENOENT;
 		goto err_owner;
 	}
-	RCU_INIT_POINTER(ctx->policy, pol);
-
-	mutex_lock(&fp_contexts_lock);
-	/* As in fp_context_set_policy(): not a policy withdrawn meanwhile. */
-	ret = fp_policy_registered(pol) ? fp_sysfs_add_context(ctx) : -ENOENT;
-	if (!ret)
-		list_add_tail(&ctx->node, &fp_contexts);
-	mutex_unlock(&fp_contexts_lock);
-	if (ret)
-		goto err_policy;
 
 	pgtbl_cfg->tlb = &fp_flush_ops;
 	return ctx;
 
-err_policy:
-	fp_policy_put(pol);
 err_owner:
 	module_put(cfg->owner);
 err_put:
@@ -133,75 +182,134 @@ EXPORT_SYMBOL_GPL(fp_context_create);
  * fp_context_destroy() - stop managing a context
  * @ctx: a context from fp_context_create()
  *
- * Call after free_io_pgtable_ops(), which still flushes through @ctx.
- * Waits for sysfs readers and writers of the context to finish.
+ * Call after free_io_pgtable_ops(), which still flushes through @ctx, and
+ * once nothing else calls into @ctx.  Waits for sysfs readers and writers
+ * of the context to finish.
  *
  * Context: process context; may sleep.
  */
 void fp_context_destroy(struct fp_context *ctx)
 {
 	struct module *owner = ctx->cfg.owner;
+	struct module *pol_owner;
+	struct fp_policy *pol;
 
+	/*
+	 * Sysfs first: a policy write finishing meanwhile may install a
+	 * policy, which must be on a listed context until its owner is read
+	 * below, or fp_policy_unregister() would let a policy without an
+	 * owner module be freed under us.
+	 */
+	if (ctx->in_sysfs)
+		fp_sysfs_del_context(ctx);
+
+	/*
+	 * Take the policy as every switch does, under both locks, and read
+	 * its owner while the context still keeps it registered.  No call
+	 * into it is running: the caller no longer uses the context.
+	 */
 	mutex_lock(&fp_contexts_lock);
+	mutex_lock(&ctx->lock);
+	pol = rcu_replace_pointer(ctx->policy, NULL,
+				  lockdep_is_held(&ctx->lock));
+	pol_owner = pol->owner;
+	mutex_unlock(&ctx->lock);
 	list_del(&ctx->node);
 	mutex_unlock(&fp_contexts_lock);
 
-	fp_sysfs_del_context(ctx);
-	fp_policy_put(rcu_dereference_protected(ctx->policy, true));
+	fp_policy_put(pol_owner);
 	kobject_put(&ctx->kobj);
 	module_put(owner);
 }
 EXPORT_SYMBOL_GPL(fp_context_destroy);
 
+/*
+ * Install @name in @ctx.  The lookup and the install both under
+ * fp_contexts_lock, so that a policy (owner module or not) cannot be
+ * withdrawn between them (fp_policy_get_for()).
+ */
+static int fp_context_switch(struct fp_context *ctx, const char *name,
+			     bool automatic)
+{
+	struct fp_policy *pol, *old;
+	struct module *old_owner;
+	int ret = 0;
+
+	mutex_lock(&fp_contexts_lock);
+	pol = fp_policy_get_for(name, ctx, &ret);
+	if (pol) {
+		mutex_lock(&ctx->lock);
+		if (automatic && !ctx->auto_policy) {
+			/* A backend's choice never overrides a user's. */
+			old = pol;
+		} else {
+			old = rcu_replace_pointer(ctx->policy, pol,
+						  lockdep_is_held(&ctx->lock));
+			ctx->auto_policy = automatic;
+		}
+		/* Read while @old is still registered: it is in use. */
+		old_owner = old->owner;
+		mutex_unlock(&ctx->lock);
+	}
+	mutex_unlock(&fp_contexts_lock);
+	if (!pol)
+		return ret;
+
+	/* Calls into @old may still run on other CPUs until now (dispatch.c). */
+	if (old != pol)
+		fp_policy_wait_calls();
+	fp_policy_put(old_owner);
+	return 0;
+}
+
 /**
  * fp_context_set_policy() - switch a context to another policy
  * @ctx: the context
- * @name: a registered policy name (autoloaded as flushpol_<name> if not)
+ * @name: a registered policy name, or the name of a policy module that
+ *	declares itself with MODULE_FP_POLICY(), loaded if the caller may
  *
  * Walk flushes in flight finish with the old policy; gathered leaves are
  * flushed by whichever policy is current at iotlb_sync, so no invalidation
- * is lost across the switch.  This is the one place a policy changes: the
- * sysfs store only parses.
+ * is lost across the switch.  Returns once no call into the old policy is
+ * running, and its module is no longer pinned by @ctx.  This is the one
+ * place a policy changes: the sysfs store only parses.
  *
- * Context: process context; may sleep.
+ * Context: process context; may sleep (for a module load).
  * Return: 0, -EINVAL for an unknown name (or a policy withdrawn while
  * switching to it), -EOPNOTSUPP for a policy this context cannot use.  On
  * error nothing changes.
  */
 int fp_context_set_policy(struct fp_context *ctx, const char *name)
 {
-	struct fp_policy *pol, *old;
+	int ret = fp_context_switch(ctx, name, false);
 
-	pol = fp_policy_get(name);
-	if (!pol)
-		return -EINVAL;
-	if (pol->usable && !pol->usable(ctx)) {
-		fp_policy_put(pol);
-		return -EOPNOTSUPP;
-	}
-
-	/*
-	 * Unregistration checks the contexts under fp_contexts_lock: under it
-	 * too, make sure @pol was not withdrawn since the lookup, or it would
-	 * run here after its owner was told nothing uses it.
-	 */
-	mutex_lock(&fp_contexts_lock);
-	if (!fp_policy_registered(pol)) {
-		mutex_unlock(&fp_contexts_lock);
-		fp_policy_put(pol);
-		return -EINVAL;
-	}
-	mutex_lock(&ctx->lock);
-	old = rcu_replace_pointer(ctx->policy, pol, lockdep_is_held(&ctx->lock));
-	mutex_unlock(&ctx->lock);
-	mutex_unlock(&fp_contexts_lock);
-
-	/* Calls into @old may still run on other CPUs until now (dispatch.c). */
-	fp_policy_wait_calls();
-	fp_policy_put(old);
-	return 0;
+	if (ret == -EINVAL && fp_policy_request(name))
+		ret = fp_context_switch(ctx, name, false);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(fp_context_set_policy);
+
+/**
+ * fp_context_set_lazy() - the context's unmaps are now queued
+ * @ctx: the context
+ * @policy: the policy the backend gives a lazy context, or NULL
+ *
+ * For a backend that learns only after creating a context that its unmaps
+ * are ended by flush_iotlb_all (a domain the IOMMU core made DMA-FQ after
+ * allocating it).  Policies for lazy contexts become usable, and a context
+ * still on the policy its backend chose moves to @policy, if that is
+ * loaded; one a user or the default_policy parameter chose keeps it.
+ *
+ * Context: process context; may sleep.
+ */
+void fp_context_set_lazy(struct fp_context *ctx, const char *policy)
+{
+	WRITE_ONCE(ctx->cfg.lazy, true);
+	if (policy && fp_context_switch(ctx, policy, true))
+		pr_info("%s: lazy, but policy %s not available\n", ctx->name,
+			policy);
+}
+EXPORT_SYMBOL_GPL(fp_context_set_lazy);
 
 /**
  * fp_context_set_threshold() - set the per-context threshold
@@ -251,7 +359,7 @@ EXPORT_SYMBOL_GPL(fp_context_has_range);
  */
 bool fp_context_is_lazy(const struct fp_context *ctx)
 {
-	return ctx->cfg.lazy;
+	return READ_ONCE(ctx->cfg.lazy);
 }
 EXPORT_SYMBOL_GPL(fp_context_is_lazy);
 

@@ -22,17 +22,18 @@
  * context's policy pointer is read once, inside a read section of
  * fp_policy_srcu, which is held until the call returns, and the switch
  * (fp_context_set_policy()) waits for every such section with
- * synchronize_srcu() before it drops its reference to the old policy's
+ * fp_policy_wait_calls() before it drops its reference to the old policy's
  * module.  So a policy module cannot be unloaded while one of its calls is
- * running, and the pointer a call reads is the one it runs.
+ * running, the pointer a call reads is the one it runs, and once a switch
+ * returns the old policy's module can be removed at once.
  *
  * SRCU, not RCU: one policy call may send hundreds of thousands of
  * commands and wait for their sync (va freeing a table of 1G: 262144),
  * which inside an RCU read section holds up every grace period on the
  * machine for as long (an RCU stall in the arm64 test kernel under TCG,
  * 28 s).  An SRCU read section holds up only the grace periods of
- * fp_policy_srcu, which only a policy switch waits for.  Its read side
- * writes only this CPU's counters (tree SRCU) or nothing shared at all
+ * fp_policy_srcu, which only switches and unregistration wait for.  Its
+ * read side writes only this CPU's counters (tree SRCU) or nothing shared at all
  * (tiny SRCU, uniprocessor): no cache line bounces between CPUs
  * unmapping at once.  A read section may be taken from interrupts too
  * (flush_iotlb_all from a lazy flush timer), never from NMI.
@@ -111,11 +112,18 @@ static void fp_policy_unpin(int idx)
  * Once it returns, a policy no longer any context's can be released: no
  * call into it is running, and none can start.
  *
+ * Expedited: a normal SRCU grace period sleeps between its scans of the
+ * readers' counters, jiffies at a time (under TCG, with I/O, a switch
+ * every 640 ms where the fio integrity run asked for one every 10 ms).
+ * An expedited one scans again at once; unlike RCU's, it sends no IPIs
+ * and costs no one but the waiter and the workqueue that drives
+ * fp_policy_srcu, and it waits for the same readers.
+ *
  * Context: process context; may sleep.
  */
 void fp_policy_wait_calls(void)
 {
-	synchronize_srcu(&fp_policy_srcu);
+	synchronize_srcu_expedited(&fp_policy_srcu);
 }
 
 static void fp_call_walk(struct fp_context *ctx, struct fp_policy *pol,

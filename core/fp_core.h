@@ -15,6 +15,9 @@
 #include "../include/flushpol.h"
 #include "compat.h"
 
+/* "<instance>-asid<id>": longer names are not shown in sysfs. */
+#define FP_CONTEXT_NAME_MAX	32
+
 /* A threshold above this many TLB entries (16 GiB of 4 KiB pages) is junk. */
 #define FP_THRESHOLD_MAX	BIT(22)
 
@@ -29,11 +32,15 @@ struct fp_stats {
 
 struct fp_context {
 	struct kobject kobj;
-	char name[32];
+	char name[FP_CONTEXT_NAME_MAX];
 	struct fp_context_cfg cfg;
 	struct fp_policy __rcu *policy;
 	/* Serialises policy switches; dispatch only pins (dispatch.c). */
 	struct mutex lock;
+	/* The policy is the backend's choice, not a user's (under @lock). */
+	bool auto_policy;
+	/* @kobj was added: the context has a sysfs directory. */
+	bool in_sysfs;
 	unsigned int threshold;
 	struct fp_stats __percpu *stats;
 	struct list_head node;
@@ -59,9 +66,10 @@ static inline void fp_stat_add(struct fp_context *ctx, enum fp_stat s, u64 n)
 
 /* registry.c */
 const char *fp_policy_name_parse(char buf[FP_NAME_MAX], const char *input);
-struct fp_policy *fp_policy_get(const char *name);
-void fp_policy_put(struct fp_policy *pol);
-bool fp_policy_registered(const struct fp_policy *pol);
+struct fp_policy *fp_policy_get_for(const char *name,
+				    const struct fp_context *ctx, int *err);
+bool fp_policy_request(const char *name);
+void fp_policy_put(struct module *owner);
 ssize_t fp_policies_show(char *buf, const struct fp_context *ctx,
 			 const struct fp_policy *active);
 int fp_builtin_policies_register(void);

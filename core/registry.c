@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) "flushpol: " fmt
 
+#include <linux/capability.h>
 #include <linux/ctype.h>
 #include <linux/kmod.h>
 #include <linux/rculist.h>
@@ -115,10 +116,11 @@ static bool fp_policy_in_use(const struct fp_policy *pol)
  *
  * A policy with an owner module cannot be in use here, since every context
  * using it pins that module.  A policy without one (built in to the caller)
- * is checked against the live contexts instead.  A context that switched
- * away may still be running a call into @pol: on success this returns only
- * once no such call runs and no reader of the registry still sees @pol, so
- * the caller may then free it.
+ * is checked against the live contexts instead, under the lock every
+ * lookup for a switch holds until the switch is made (fp_policy_get_for()).
+ * A context that switched away may still be running a call into @pol: on
+ * success this returns only once no such call runs and no reader of the
+ * registry still sees @pol, so the caller may then free it.
  *
  * Context: process context; may sleep.
  * Return: 0, or -EBUSY if a context still uses @pol.
@@ -145,51 +147,76 @@ int fp_policy_unregister(struct fp_policy *pol)
 }
 EXPORT_SYMBOL_GPL(fp_policy_unregister);
 
-static struct fp_policy *fp_policy_try_get(const char *name)
+/**
+ * fp_policy_get_for() - find a policy @ctx can switch to, and pin it
+ * @name: the policy's name
+ * @ctx: the context that is to use it
+ * @err: set to -EINVAL for an unknown name or a policy whose module is
+ *	going away, -EOPNOTSUPP for a policy @ctx cannot use
+ *
+ * Under fp_contexts_lock, which fp_policy_unregister() holds from its
+ * check of the contexts to its removal: a policy found here stays
+ * registered, and so valid even with no owner module, until the caller has
+ * installed it in @ctx and dropped the lock.  So usable() and @owner are
+ * never read from a policy that was withdrawn (and perhaps freed) meanwhile.
+ *
+ * Return: the policy, its module pinned, or NULL.
+ */
+struct fp_policy *fp_policy_get_for(const char *name,
+				    const struct fp_context *ctx, int *err)
 {
 	struct fp_policy *pol;
 
-	rcu_read_lock();
-	pol = fp_policy_find(name);
-	if (pol && !try_module_get(pol->owner))
-		pol = NULL;
-	rcu_read_unlock();
-	return pol;
-}
-
-/*
- * Look up @name and pin its module.  Like TCP congestion control, a missing
- * policy is autoloaded as module flushpol_<name> by those allowed to.
- */
-struct fp_policy *fp_policy_get(const char *name)
-{
-	struct fp_policy *pol = fp_policy_try_get(name);
-
-	if (!pol && capable(CAP_SYS_MODULE) &&
-	    !request_module("flushpol_%s", name))
-		pol = fp_policy_try_get(name);
-	return pol;
-}
-
-void fp_policy_put(struct fp_policy *pol)
-{
-	module_put(pol->owner);
-}
-
-/*
- * Whether @pol is still registered.  Under fp_contexts_lock, which
- * fp_policy_unregister() holds from its check to its removal, the answer
- * holds until the lock is dropped.
- */
-bool fp_policy_registered(const struct fp_policy *pol)
-{
-	bool ret;
-
 	lockdep_assert_held(&fp_contexts_lock);
 	spin_lock(&fp_policies_lock);
-	ret = fp_policy_find(pol->name) == pol;
+	pol = fp_policy_find(name);
 	spin_unlock(&fp_policies_lock);
-	return ret;
+	if (!pol) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	if (pol->usable && !pol->usable(ctx)) {
+		*err = -EOPNOTSUPP;
+		return NULL;
+	}
+	if (!try_module_get(pol->owner)) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	return pol;
+}
+
+/**
+ * fp_policy_request() - ask modprobe for the policy module of @name
+ * @name: a name fp_policy_name_parse() accepted
+ *
+ * Only a module that declared itself a policy with MODULE_FP_POLICY()
+ * (flushpol.h) answers, never another whose name happens to start with
+ * flushpol_ (a backend, the test module): tcp_cong.c's "tcp_" prefix does
+ * the same job.  Only for callers allowed to load modules, and never from a
+ * probe path:
+ * loading a module waits for async probes to finish (do_init_module()), so
+ * a request from an async probe worker can wait for itself.
+ *
+ * Context: process context; may sleep for as long as modprobe runs.
+ * Return: true if modprobe ran and succeeded, so that a second lookup may
+ * find @name.
+ */
+bool fp_policy_request(const char *name)
+{
+	return capable(CAP_SYS_MODULE) &&
+	       !request_module(FP_POLICY_ALIAS "%s", name);
+}
+
+/*
+ * Drop the pin fp_policy_get_for() took on a policy's module, once no call
+ * into it can be running (fp_policy_wait_calls()).  Takes the module, not
+ * the policy: by then a policy without an owner may have been withdrawn
+ * and freed.
+ */
+void fp_policy_put(struct module *owner)
+{
+	module_put(owner);
 }
 
 /* Elevator style: every policy @ctx can use, the active one in brackets. */

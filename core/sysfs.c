@@ -91,7 +91,7 @@ static struct kobj_attribute fp_backend_attr = __ATTR_RO(backend);
 static ssize_t strict_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
-	return sysfs_emit(buf, "%d\n", !to_fp_context(kobj)->cfg.lazy);
+	return sysfs_emit(buf, "%d\n", !fp_context_is_lazy(to_fp_context(kobj)));
 }
 
 static struct kobj_attribute fp_strict_attr = __ATTR_RO(strict);

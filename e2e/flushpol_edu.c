@@ -504,6 +504,28 @@ static void edu_free_pages(struct edu *edu)
 		__free_page(edu->readback);
 }
 
+#ifdef FP_HAVE_IOMMU_PAGING_DOMAIN_ALLOC
+static const bool edu_map_early = true;
+#else
+static const bool edu_map_early;
+#endif
+
+/* The sentinel and readback pages, at their fixed IOVAs. */
+static int edu_map_fixed(struct edu *edu)
+{
+	int ret;
+
+	ret = iommu_map(edu->dom, IOVA_SENTINEL, page_to_phys(edu->sentinel),
+			SZ_4K, IOMMU_READ, GFP_KERNEL);
+	if (ret)
+		return ret;
+	ret = iommu_map(edu->dom, IOVA_READBACK, page_to_phys(edu->readback),
+			SZ_4K, IOMMU_READ | IOMMU_WRITE, GFP_KERNEL);
+	if (ret)
+		iommu_unmap(edu->dom, IOVA_SENTINEL, SZ_4K);
+	return ret;
+}
+
 static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct edu *edu;
@@ -538,6 +560,20 @@ static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 				    "no paging domain (is flushpol_smmuv3 loaded?)\n");
 		goto err_pages;
 	}
+	/*
+	 * Where the domain is allocated for the device, map before the first
+	 * attach, as the IOMMU core does for IOMMU_RESV_DIRECT regions and
+	 * iommufd for a populated IOAS: the DMA checks then go through these
+	 * mappings.  A domain allocated for a bus (kernels before 6.11) only
+	 * knows its SMMU once attached.
+	 */
+	if (edu_map_early) {
+		ret = edu_map_fixed(edu);
+		if (ret) {
+			dev_err(&pdev->dev, "map before attach: %d\n", ret);
+			goto err_free;
+		}
+	}
 	ret = iommu_attach_device(edu->dom, &pdev->dev);
 	if (ret)
 		goto err_free;
@@ -547,19 +583,17 @@ static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 				    "not behind flushpol_smmuv3\n");
 		goto err_detach;
 	}
-	ret = iommu_map(edu->dom, IOVA_SENTINEL, page_to_phys(edu->sentinel),
-			SZ_4K, IOMMU_READ, GFP_KERNEL);
-	if (!ret)
-		ret = iommu_map(edu->dom, IOVA_READBACK,
-				page_to_phys(edu->readback), SZ_4K,
-				IOMMU_READ | IOMMU_WRITE, GFP_KERNEL);
-	if (ret)
-		goto err_detach;
+	if (!edu_map_early) {
+		ret = edu_map_fixed(edu);
+		if (ret)
+			goto err_detach;
+	}
 
 	pci_set_drvdata(pdev, edu);
 	the_edu = edu;
-	dev_info(&pdev->dev, "in a paging domain of its own: %s\n",
-		 smmuv3_iommu_ctx_name(edu->dom));
+	dev_info(&pdev->dev, "in a paging domain of its own: %s, mapped %s its first attach\n",
+		 smmuv3_iommu_ctx_name(edu->dom),
+		 edu_map_early ? "before" : "after");
 	return 0;
 
 err_detach:

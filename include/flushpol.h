@@ -187,6 +187,15 @@ enum fp_stat {
 	FP_STAT_NR,
 };
 
+/*
+ * A policy built as a module of its own declares itself with
+ * MODULE_FP_POLICY("<name>"): writing <name> to a context's policy file
+ * then loads it, as modprobe flushpol-policy-<name>.  No other module is
+ * ever loaded for a name written there.
+ */
+#define FP_POLICY_ALIAS			"flushpol-policy-"
+#define MODULE_FP_POLICY(name)		MODULE_ALIAS(FP_POLICY_ALIAS name)
+
 int fp_policy_register(struct fp_policy *pol);
 int fp_policy_unregister(struct fp_policy *pol);
 
@@ -194,6 +203,7 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 				     struct io_pgtable_cfg *pgtbl_cfg);
 void fp_context_destroy(struct fp_context *ctx);
 int fp_context_set_policy(struct fp_context *ctx, const char *name);
+void fp_context_set_lazy(struct fp_context *ctx, const char *policy);
 int fp_context_set_threshold(struct fp_context *ctx, unsigned long pages);
 int fp_context_set_walk_ns(struct fp_context *ctx, unsigned long ns);
 int fp_context_set_tlb_entries(struct fp_context *ctx, unsigned long entries);

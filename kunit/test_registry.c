@@ -11,6 +11,8 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/sizes.h>
+#include <linux/sort.h>
+#include <linux/tracepoint.h>
 
 #include "fp_rig.h"
 
@@ -303,48 +305,269 @@ out:
 	KUNIT_EXPECT_EQ(test, fp_policy_unregister(&fpt_slow_policy), 0);
 }
 
-static struct fp_policy fpt_withdrawn;
-static bool fpt_withdraw_armed;
-
 /*
- * fp_context_set_policy() asks this between looking the policy up and
- * switching to it: the moment for another thread to withdraw it.
+ * A policy without an owner module, withdrawn by another thread while a
+ * switch to it asks usable(): unregistration must wait for the switch,
+ * and then find the policy in use, or its owner frees it under usable()
+ * and under the switch.
  */
-static bool fpt_withdraw_usable(const struct fp_context *ctx)
+static struct {
+	struct fp_policy pol;
+	bool armed, withdrawn_in_usable;
+	int unregister_ret;
+	struct completion unregistered;
+} fpt_gone;
+
+static int fpt_gone_unregister_fn(void *unused)
 {
-	if (fpt_withdraw_armed) {
-		fpt_withdraw_armed = false;
-		/* No context uses it yet: this succeeds. */
-		fp_policy_unregister(&fpt_withdrawn);
+	fpt_gone.unregister_ret = fp_policy_unregister(&fpt_gone.pol);
+	complete(&fpt_gone.unregistered);
+	return 0;
+}
+
+static bool fpt_gone_usable(const struct fp_context *ctx)
+{
+	if (READ_ONCE(fpt_gone.armed)) {
+		WRITE_ONCE(fpt_gone.armed, false);
+		if (IS_ERR(kthread_run(fpt_gone_unregister_fn, NULL,
+				       "fp_unregister")))
+			return true;
+		/* Long enough for an unregistration nothing holds up. */
+		fpt_gone.withdrawn_in_usable =
+			wait_for_completion_timeout(&fpt_gone.unregistered,
+						    HZ);
 	}
 	return true;
 }
 
-/*
- * A policy withdrawn while a switch to it is under way: unregistration
- * said no context used it, so the switch must not go on and install it.
- */
-static void policy_withdrawn_mid_switch_not_installed(struct kunit *test)
+static void ownerless_policy_not_withdrawn_mid_switch(struct kunit *test)
 {
 	struct fpt_rig *rig = fpt_reg_rig(test, 1);
-	int refs = module_refcount(THIS_MODULE);
+	int ret;
+
+	fpt_gone.pol = (struct fp_policy) {
+		.name = "kunit_gone", .usable = fpt_gone_usable,
+		.flush_walk = fpt_walk_nop, .flush_gather = fpt_gather_nop,
+	};
+	init_completion(&fpt_gone.unregistered);
+	fpt_gone.withdrawn_in_usable = false;
+	KUNIT_ASSERT_EQ(test, fp_policy_register(&fpt_gone.pol), 0);
+	WRITE_ONCE(fpt_gone.armed, true);
+
+	ret = fp_context_set_policy(rig->ctx, "kunit_gone");
+	KUNIT_EXPECT_FALSE_MSG(test, fpt_gone.withdrawn_in_usable,
+			       "the policy was withdrawn while usable() ran");
+	wait_for_completion(&fpt_gone.unregistered);
+	/* Either the switch won and unregistration saw it, or neither. */
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, fpt_gone.unregister_ret, -EBUSY);
+
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "va"), 0);
+	if (fpt_gone.unregister_ret)
+		KUNIT_EXPECT_EQ(test, fp_policy_unregister(&fpt_gone.pol), 0);
+}
+
+/*
+ * The module names the core asks modprobe for, seen at the kernel's own
+ * module_request tracepoint (not exported: found by name).
+ */
+static struct {
+	spinlock_t lock;	/* n and last: the probe runs in any thread */
+	unsigned int n;
+	char last[MODULE_NAME_LEN];
+	struct tracepoint *tp;
+} fpt_modreq;
+
+static void fpt_modreq_probe(void *data, char *name, bool wait,
+			     unsigned long ip)
+{
+	spin_lock(&fpt_modreq.lock);
+	fpt_modreq.n++;
+	strscpy(fpt_modreq.last, name, sizeof(fpt_modreq.last));
+	spin_unlock(&fpt_modreq.lock);
+}
+
+static void fpt_modreq_find(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "module_request"))
+		fpt_modreq.tp = tp;
+}
+
+static void fpt_modreq_stop(void *unused)
+{
+	tracepoint_probe_unregister(fpt_modreq.tp, fpt_modreq_probe, NULL);
+	tracepoint_synchronize_unregister();
+}
+
+static void fpt_modreq_start(struct kunit *test)
+{
+	spin_lock_init(&fpt_modreq.lock);
+	fpt_modreq.n = 0;
+	fpt_modreq.last[0] = '\0';
+	fpt_modreq.tp = NULL;
+	for_each_kernel_tracepoint(fpt_modreq_find, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, fpt_modreq.tp);
+	KUNIT_ASSERT_EQ(test, tracepoint_probe_register(fpt_modreq.tp,
+							fpt_modreq_probe,
+							NULL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpt_modreq_stop,
+							NULL), 0);
+}
+
+/*
+ * A name written to a context's policy file loads only a module that
+ * declared itself a policy (MODULE_FP_POLICY()): never flushpol_smmuv3,
+ * flushpol_kunit or any other module whose name starts with flushpol_.
+ */
+static void policy_names_load_only_policy_modules(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_reg_rig(test, 1);
+
+	fpt_modreq_start(test);
+	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "smmuv3\n", 7),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, fpt_modreq.n, 1);
+	KUNIT_EXPECT_STREQ(test, fpt_modreq.last, "flushpol-policy-smmuv3");
+}
+
+static void fpt_restore_param(void *unused)
+{
+	fpt_write_file(FPT_PARAM, "auto", 4);
+}
+
+/*
+ * A context is created where a backend probes, perhaps in an async probe
+ * worker, which a module load waits for: creating one never asks for a
+ * module, and a policy not loaded gives way to the next choice.
+ */
+static void new_context_requests_no_module(struct kunit *test)
+{
+	struct fpt_rig *rig;
 	char buf[64];
 
-	fpt_withdrawn = (struct fp_policy) {
-		.name = "kunit_gone", .owner = THIS_MODULE,
-		.usable = fpt_withdraw_usable, .flush_walk = fpt_walk_nop,
-		.flush_gather = fpt_gather_nop,
-	};
-	KUNIT_ASSERT_EQ(test, fp_policy_register(&fpt_withdrawn), 0);
-	fpt_withdraw_armed = true;
-	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "kunit_gone"),
-			-EINVAL);
-	KUNIT_EXPECT_FALSE(test, fpt_withdraw_armed);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpt_restore_param,
+							NULL), 0);
+	KUNIT_ASSERT_EQ(test, fpt_write_file(FPT_PARAM, "kunit_absent", 12),
+			12);
+	fpt_modreq_start(test);
+	rig = fpt_reg_rig(test, 1);
+	KUNIT_EXPECT_EQ(test, fpt_modreq.n, 0);
 	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
 	KUNIT_EXPECT_STREQ(test, buf, "[va] asid threshold adaptive\n");
-	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), refs);
-	if (fpt_withdraw_armed)
-		fp_policy_unregister(&fpt_withdrawn);
+}
+
+static int fpt_nop_sync(struct fp_context *ctx)
+{
+	return 0;
+}
+
+static void fpt_nop_inv(struct fp_context *ctx)
+{
+}
+
+static void fpt_nop_inv_va(struct fp_context *ctx, unsigned long iova,
+			   size_t size, size_t granule, bool leaf)
+{
+}
+
+static const struct fp_hw_ops fpt_nop_ops = {
+	.inv_va = fpt_nop_inv_va, .inv_context = fpt_nop_inv,
+	.sync = fpt_nop_sync,
+};
+
+static struct fp_context *fpt_named_ctx(struct kunit *test,
+					const char *instance, u32 id)
+{
+	struct io_pgtable_cfg pgtbl_cfg = {};
+	struct fp_context *ctx;
+
+	ctx = fp_context_create(&(struct fp_context_cfg) {
+		.backend = "kunit", .instance = instance,
+		.owner = THIS_MODULE, .ops = &fpt_nop_ops, .id = id,
+		.default_threshold = 128,
+	}, &pgtbl_cfg);
+	KUNIT_EXPECT_FALSE_MSG(test, IS_ERR(ctx), "%s id %u: %ld", instance,
+			       id, PTR_ERR(ctx));
+	return IS_ERR(ctx) ? NULL : ctx;
+}
+
+static bool fpt_ctx_dir(const char *name)
+{
+	char path[96], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/kernel/flushpol/contexts/%s/policy",
+		 name);
+	return fpt_read_file(path, buf, sizeof(buf)) > 0;
+}
+
+/*
+ * Names "<instance>-asid<id>" that would be cut at FP_CONTEXT_NAME_MAX,
+ * and so could be two contexts' (ids 1 and 12 of a 26-character
+ * instance), and a name a live context has already: each context works,
+ * none takes another's directory, and a name is never shown cut.  A
+ * backend's domain, and an SMMU's probe, must not fail for either.
+ */
+static void context_names_cut_or_taken_get_no_directory(struct kunit *test)
+{
+	static const char longname[] = "abcdefghijklmnopqrstuvwxyz";
+	struct fp_context *a, *b, *c, *d;
+
+	a = fpt_named_ctx(test, longname, 1);
+	b = fpt_named_ctx(test, longname, 12);
+	KUNIT_EXPECT_FALSE(test, fpt_ctx_dir("abcdefghijklmnopqrstuvwxyz-asid"));
+
+	c = fpt_named_ctx(test, "kunit_twice", 5);
+	d = fpt_named_ctx(test, "kunit_twice", 5);
+	KUNIT_EXPECT_TRUE(test, fpt_ctx_dir("kunit_twice-asid5"));
+	if (d)
+		fp_context_destroy(d);
+	KUNIT_EXPECT_TRUE_MSG(test, fpt_ctx_dir("kunit_twice-asid5"),
+			      "the second context took the first's directory");
+
+	if (c)
+		fp_context_destroy(c);
+	if (b)
+		fp_context_destroy(b);
+	if (a)
+		fp_context_destroy(a);
+	KUNIT_EXPECT_FALSE(test, fpt_ctx_dir("kunit_twice-asid5"));
+}
+
+/*
+ * How long a switch takes, as a user writing the policy file sees it: the
+ * median of 101, printed for make bench to read, never asserted.  The
+ * context is idle: each switch waits for an SRCU grace period with no
+ * reader in it.
+ */
+static int fpt_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void policy_switch_latency_printed(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_reg_rig(test, 1);
+	static const char * const names[] = { "asid\n", "va\n" };
+	enum { N = 101 };
+	u64 *ns = kunit_kcalloc(test, N, sizeof(*ns), GFP_KERNEL);
+	u64 t;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, ns);
+	for (i = 0; i < N; i++) {
+		t = ktime_get_ns();
+		KUNIT_ASSERT_EQ(test, fpt_ctx_write(rig, "policy", names[i % 2],
+						    strlen(names[i % 2])),
+				(ssize_t)strlen(names[i % 2]));
+		ns[i] = ktime_get_ns() - t;
+	}
+	sort(ns, N, sizeof(*ns), fpt_cmp_u64, NULL);
+	kunit_info(test,
+		   "fp-switch: %d policy writes on %u CPUs: median %llu us, min %llu us, max %llu us\n",
+		   N, num_online_cpus(), div_u64(ns[N / 2], 1000),
+		   div_u64(ns[0], 1000), div_u64(ns[N - 1], 1000));
 }
 
 static int fpt_read_int(struct kunit *test, const char *path)
@@ -384,11 +607,6 @@ static void unknown_policy_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fp_context_set_threshold(rig->ctx, 0), -EINVAL);
 }
 
-static void fpt_restore_param(void *unused)
-{
-	fpt_write_file(FPT_PARAM, "auto", 4);
-}
-
 static void default_policy_param_picks_new_contexts(struct kunit *test)
 {
 	struct fpt_rig *rig;
@@ -416,7 +634,11 @@ static void default_policy_param_picks_new_contexts(struct kunit *test)
 static struct kunit_case fpt_registry_test_cases[] = {
 	KUNIT_CASE(register_refuses_duplicate_and_incomplete),
 	KUNIT_CASE(policy_in_use_cannot_be_unregistered),
-	KUNIT_CASE(policy_withdrawn_mid_switch_not_installed),
+	KUNIT_CASE(ownerless_policy_not_withdrawn_mid_switch),
+	KUNIT_CASE(policy_names_load_only_policy_modules),
+	KUNIT_CASE(new_context_requests_no_module),
+	KUNIT_CASE(context_names_cut_or_taken_get_no_directory),
+	KUNIT_CASE(policy_switch_latency_printed),
 	KUNIT_CASE(unregister_waits_for_calls_in_flight),
 	KUNIT_CASE(switch_waits_for_calls_in_flight),
 	KUNIT_CASE(context_pins_threshold_module),

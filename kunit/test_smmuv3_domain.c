@@ -65,6 +65,7 @@ static void asid_of_unflushed_domain_not_reused(struct kunit *test)
 {
 	struct fpt_v3_fake *f = fpt_domain_fake(test);
 	struct smmuv3_device *smmu = &f->smmu;
+	struct io_pgtable_ops *ops;
 	struct smmuv3_domain *dom;
 	int asid;
 
@@ -77,8 +78,12 @@ static void asid_of_unflushed_domain_not_reused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dom->flush.asid, 1);
 
 	fpt_v3_fake_set(f, 0);
+	ops = dom->ops;
 	smmuv3_domain_destroy(dom);
 	KUNIT_EXPECT_EQ(test, f->delays, f->smmu.cmdq.timeout_us);
+	/* The destroy leaked the tables (see below): the test frees them. */
+	io_pgtable_ops_to_pgtable(ops)->cfg.tlb = NULL;
+	free_io_pgtable_ops(ops);
 
 	fpt_v3_fake_set(f, 64);
 	asid = ida_alloc_range(&smmu->asids, SMMUV3_ASID_MIN, smmu->asid_max,
@@ -89,8 +94,98 @@ static void asid_of_unflushed_domain_not_reused(struct kunit *test)
 	ida_destroy(&smmu->asids);
 }
 
+static void fpt_nop_walk(struct fp_context *ctx, unsigned long iova,
+			 size_t size, size_t granule)
+{
+	fp_flush_context(ctx);
+}
+
+static void fpt_nop_gather(struct fp_context *ctx,
+			   const struct iommu_iotlb_gather *gather)
+{
+	fp_flush_context(ctx);
+}
+
+/* A context flush during which stats/reset is written. */
+static void fpt_flush_then_reset(struct fp_context *ctx)
+{
+	fp_flush_context(ctx);
+	fp_context_reset_stats(ctx);
+}
+
+static struct fp_policy fpt_reset_policy = {
+	.name = "kunit_reset", .owner = THIS_MODULE,
+	.flush_walk = fpt_nop_walk, .flush_gather = fpt_nop_gather,
+	.flush_context = fpt_flush_then_reset,
+};
+
+/*
+ * Whether the final flush failed is its own result, not sync_timeouts
+ * read around it, which stats/reset zeroes at any time: here during the
+ * flush that free_io_pgtable_ops() makes through the policy.
+ */
+static void asid_retired_by_final_flush_not_by_statistic(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_domain_fake(test);
+	struct smmuv3_device *smmu = &f->smmu;
+	struct smmuv3_domain *dom;
+	int asid;
+
+	smmu->asid_max = 2;
+	KUNIT_ASSERT_EQ(test, fp_policy_register(&fpt_reset_policy), 0);
+	dom = fpt_domain(test, smmu);
+	KUNIT_EXPECT_EQ(test, dom->flush.asid, 1);
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(dom->ctx, "kunit_reset"),
+			0);
+
+	fpt_v3_fake_set(f, 0);
+	smmuv3_domain_destroy(dom);
+	fpt_v3_fake_set(f, 64);
+	KUNIT_EXPECT_EQ(test, fp_policy_unregister(&fpt_reset_policy), 0);
+
+	asid = ida_alloc_range(&smmu->asids, SMMUV3_ASID_MIN, smmu->asid_max,
+			       GFP_KERNEL);
+	KUNIT_EXPECT_EQ_MSG(test, asid, 2, "the unflushed ASID was reused");
+	if (asid >= 0)
+		ida_free(&smmu->asids, asid);
+	ida_destroy(&smmu->asids);
+}
+
+/*
+ * After a failed final flush the SMMU may still walk the domain's tables:
+ * they are leaked, not freed (KASAN would report the read below of freed
+ * tables).  The test frees them itself once done.
+ */
+static void tables_of_unflushed_domain_leaked(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_domain_fake(test);
+	struct smmuv3_device *smmu = &f->smmu;
+	struct io_pgtable_ops *ops;
+	struct smmuv3_domain *dom;
+	phys_addr_t pa = SZ_1G;
+	size_t mapped = 0;
+
+	smmu->asid_max = 2;
+	dom = fpt_domain(test, smmu);
+	ops = dom->ops;
+	KUNIT_ASSERT_EQ(test, ops->map_pages(ops, SZ_2M, pa, SZ_4K, 1,
+					     IOMMU_READ, GFP_KERNEL, &mapped),
+			0);
+
+	fpt_v3_fake_set(f, 0);
+	smmuv3_domain_destroy(dom);
+	fpt_v3_fake_set(f, 64);
+
+	KUNIT_EXPECT_EQ(test, ops->iova_to_phys(ops, SZ_2M), pa);
+	io_pgtable_ops_to_pgtable(ops)->cfg.tlb = NULL;
+	free_io_pgtable_ops(ops);
+	ida_destroy(&smmu->asids);
+}
+
 static struct kunit_case fpt_domain_cases[] = {
 	KUNIT_CASE(asid_of_unflushed_domain_not_reused),
+	KUNIT_CASE(asid_retired_by_final_flush_not_by_statistic),
+	KUNIT_CASE(tables_of_unflushed_domain_leaked),
 	{}
 };
 

@@ -155,3 +155,4 @@ MODULE_DESCRIPTION("flushpol policy: precise or whole context, whichever the mea
 MODULE_AUTHOR("flushpol developers");
 MODULE_VERSION(FP_VERSION);
 MODULE_LICENSE("GPL");
+MODULE_FP_POLICY("adaptive");

@@ -73,3 +73,4 @@ MODULE_DESCRIPTION("flushpol policy: by-VA or range below a threshold, whole con
 MODULE_AUTHOR("flushpol developers");
 MODULE_VERSION(FP_VERSION);
 MODULE_LICENSE("GPL");
+MODULE_FP_POLICY("threshold");

@@ -5,7 +5,10 @@
  * and a flushpol context deciding how the domain is invalidated.
  * Finalising a domain is the init_context of the backend: where the
  * hardware's capabilities and the domain's type (strict, or lazy behind
- * the DMA flush queue) pick the default policy.
+ * the DMA flush queue) pick the default policy.  A domain is finalised as
+ * it is allocated for a device (iommu.c), so that the IOMMU core can map
+ * it before attaching it; the core sets a domain's type only after that,
+ * so a domain that turns out to be DMA-FQ is made lazy at its first attach.
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
@@ -23,6 +26,16 @@ bool force_no_ril;
 module_param(force_no_ril, bool, 0644);
 MODULE_PARM_DESC(force_no_ril,
 		 "Ignore IDR3.RIL in domains created from now on: invalidate by single address, as SMMUv3.0-3.1 must");
+
+/*
+ * A new context never loads a policy module (it may be created from an
+ * async probe): have modprobe load the default policy of SMMUs without
+ * RIL first.  Without it, such contexts start on va, with a message.
+ */
+MODULE_SOFTDEP("pre: flushpol_threshold");
+
+/* The backend's choice of policy for a lazy context. */
+#define SMMUV3_LAZY_POLICY	"nonstrict"
 
 static void smmuv3_make_cd(struct smmuv3_domain *dom)
 {
@@ -74,7 +87,7 @@ static int smmuv3_domain_init_pgtable(struct smmuv3_domain *dom, bool lazy)
 		.ops = ril ? &smmuv3_hw_ops_ril : &smmuv3_hw_ops,
 		.id = dom->flush.asid,
 		.lazy = lazy,
-		.default_policy = lazy ? "nonstrict" :
+		.default_policy = lazy ? SMMUV3_LAZY_POLICY :
 				  ril ? "range" : "threshold",
 		.default_threshold = 128,
 		.priv = &dom->flush,
@@ -102,8 +115,8 @@ static int smmuv3_domain_init_pgtable(struct smmuv3_domain *dom, bool lazy)
 /**
  * smmuv3_domain_new() - a paging domain, not yet tied to an SMMU
  *
- * Whether it is strict or lazy is only known once the IOMMU core has set
- * its type: smmuv3_domain_finalise() at the first attach does the rest.
+ * smmuv3_domain_finalise() does the rest: at allocation when the core
+ * names a device, or else (kernels before 6.8) at the first attach.
  *
  * Return: the domain, or NULL.
  */
@@ -120,14 +133,36 @@ struct smmuv3_domain *smmuv3_domain_new(void)
 	return dom;
 }
 
+/*
+ * @dom is finalised already: only another SMMU's device is refused, and a
+ * domain the core has made DMA-FQ since gets a lazy context.  The core
+ * may also make a DMA domain DMA-FQ later without attaching it again
+ * (iommu_group_store_type()): its context stays strict, which is correct
+ * there too, since fp_iotlb_sync() leaves queued gathers to the flush
+ * queue's flush_iotlb_all.
+ */
+static int smmuv3_domain_refinalise(struct smmuv3_domain *dom,
+				    struct smmuv3_device *smmu, bool lazy)
+{
+	if (dom->smmu != smmu)
+		return -EINVAL;
+	if (lazy && !fp_context_is_lazy(dom->ctx))
+		fp_context_set_lazy(dom->ctx, SMMUV3_LAZY_POLICY);
+	return 0;
+}
+
 /**
  * smmuv3_domain_finalise() - an ASID, a page table and a flushpol context
  * @dom: a domain from smmuv3_domain_new()
- * @smmu: the SMMU of the first device attached
+ * @smmu: the SMMU of the device the domain is for
  * @lazy: a DMA-FQ domain: the flush queue ends its unmaps with
  *	flush_iotlb_all, so the context is non-strict
  *
- * Context: process context, under @dom->init_lock.
+ * Called again for a finalised domain (at every attach), it only checks
+ * @smmu and makes the context lazy if @lazy has become true.
+ *
+ * Context: process context, under @dom->init_lock or before the domain is
+ * handed out.
  * Return: 0 or an error; @dom is unchanged on error.
  */
 int smmuv3_domain_finalise(struct smmuv3_domain *dom,
@@ -135,6 +170,8 @@ int smmuv3_domain_finalise(struct smmuv3_domain *dom,
 {
 	int asid, ret;
 
+	if (dom->smmu)
+		return smmuv3_domain_refinalise(dom, smmu, lazy);
 	asid = ida_alloc_range(&smmu->asids, SMMUV3_ASID_MIN, smmu->asid_max,
 			       GFP_KERNEL);
 	if (asid < 0)
@@ -168,33 +205,58 @@ err_asid:
 	return ret;
 }
 
+/*
+ * The domain's last flush: every entry tagged with its ASID, with a sync
+ * of its own, before anything the SMMU could walk is freed.  Its result is
+ * the flush's own, not a statistic that stats/reset can zero.
+ */
+static int smmuv3_domain_flush_final(struct smmuv3_domain *dom)
+{
+	int ret = fp_flush_context(dom->ctx);
+
+	/*
+	 * Nothing can refill the TLB for the ASID now (no stream uses the
+	 * domain, and the tables are only freed next): the flush
+	 * free_io_pgtable_ops() would make through io-pgtable's tlb_flush_all
+	 * would only repeat this one.
+	 */
+	if (!ret)
+		io_pgtable_ops_to_pgtable(dom->ops)->cfg.tlb = NULL;
+	return ret;
+}
+
 /**
  * smmuv3_domain_destroy() - free a domain no stream uses any more
  * @dom: the domain
  *
- * Freeing the page table flushes the whole context through flushpol.  If
- * that flush's sync failed, the SMMU may still hold entries tagged with the
- * ASID: it is never handed out again, so no later domain inherits them.
+ * A final flush of the whole ASID comes first.  If its sync failed, the
+ * SMMU may still cache the context descriptor, walk-cache entries pointing
+ * into the page tables, and TLB entries tagged with the ASID, and may
+ * still complete a walk it began: so the page tables (with their
+ * io_pgtable_ops), the context descriptor and the ASID are leaked, never
+ * freed or handed out again.  The flushpol context goes: nothing calls
+ * through the leaked tables any more.  A wedged SMMU leaks one domain's
+ * tables per domain freed; rebooting is the way back.
  */
 void smmuv3_domain_destroy(struct smmuv3_domain *dom)
 {
 	struct smmuv3_device *smmu = dom->smmu;
-	u64 failed;
+	int ret;
 
 	if (smmu) {
-		failed = fp_context_stat(dom->ctx, FP_STAT_SYNC_TIMEOUTS);
-		free_io_pgtable_ops(dom->ops);
-		failed = fp_context_stat(dom->ctx, FP_STAT_SYNC_TIMEOUTS) -
-			 failed;
+		ret = smmuv3_domain_flush_final(dom);
+		if (!ret)
+			free_io_pgtable_ops(dom->ops);
 		fp_context_destroy(dom->ctx);
-		dma_free_coherent(smmu->dev, CD_DWORDS * sizeof(u64), dom->cd,
-				  dom->cd_dma);
-		if (failed)
+		if (ret) {
 			dev_err_ratelimited(smmu->dev,
-					    "ASID %u retired: its final flush did not complete\n",
-					    dom->flush.asid);
-		else
+					    "ASID %u: final flush failed (%d): its page tables, context descriptor and ASID are leaked\n",
+					    dom->flush.asid, ret);
+		} else {
+			dma_free_coherent(smmu->dev, CD_DWORDS * sizeof(u64),
+					  dom->cd, dom->cd_dma);
 			ida_free(&smmu->asids, dom->flush.asid);
+		}
 	}
 	mutex_destroy(&dom->init_lock);
 	kfree(dom);

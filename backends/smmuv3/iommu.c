@@ -81,11 +81,36 @@ struct iommu_domain smmuv3_blocked_domain = {
 	},
 };
 
+/*
+ * Finalised here, for the SMMU of @dev, as upstream does: the core maps a
+ * domain before its first attach (iommu_setup_default_domain()'s
+ * IOMMU_RESV_DIRECT regions, iommufd's populated IOAS).  Strict until an
+ * attach says the core made it DMA-FQ (domain.c).  Without a device (the
+ * domain_alloc(type) of kernels before 6.8, compat.c) the first attach
+ * finalises it, and it cannot be mapped before that, as upstream then.
+ *
+ * Nothing of flushpol's own fails a domain here (fp_context_create()):
+ * only a lack of memory or of ASIDs, as upstream; the core then fails this
+ * group's default domain, with its message.
+ */
 struct iommu_domain *smmuv3_domain_alloc_paging(struct device *dev)
 {
 	struct smmuv3_domain *dom = smmuv3_domain_new();
+	struct smmuv3_master *master;
+	int ret;
 
-	return dom ? &dom->domain : ERR_PTR(-ENOMEM);
+	if (!dom)
+		return ERR_PTR(-ENOMEM);
+	if (!dev)
+		return &dom->domain;
+	master = dev_iommu_priv_get(dev);
+	ret = smmuv3_domain_finalise(dom, master->smmu, false);
+	if (ret) {
+		dev_err(dev, "no paging domain: %d\n", ret);
+		smmuv3_domain_destroy(dom);
+		return ERR_PTR(ret);
+	}
+	return &dom->domain;
 }
 
 static void smmuv3_domain_free(struct iommu_domain *domain)
@@ -94,8 +119,8 @@ static void smmuv3_domain_free(struct iommu_domain *domain)
 }
 
 /*
- * The first attach finalises the domain: by then the core has set its
- * type, and a DMA-FQ domain gets a lazy flushpol context.
+ * By now the core has set the domain's type: a DMA-FQ domain gets a lazy
+ * flushpol context, finalised here if allocation could not (no device).
  */
 static int smmuv3_attach_paging(struct iommu_domain *domain,
 				struct device *dev)
@@ -103,14 +128,11 @@ static int smmuv3_attach_paging(struct iommu_domain *domain,
 	struct smmuv3_domain *dom = to_smmuv3_domain(domain);
 	struct smmuv3_master *master = dev_iommu_priv_get(dev);
 	u64 ste[STE_DWORDS];
-	int ret = 0;
+	int ret;
 
 	mutex_lock(&dom->init_lock);
-	if (!dom->smmu)
-		ret = smmuv3_domain_finalise(dom, master->smmu,
-					     domain->type == IOMMU_DOMAIN_DMA_FQ);
-	else if (dom->smmu != master->smmu)
-		ret = -EINVAL;
+	ret = smmuv3_domain_finalise(dom, master->smmu,
+				     domain->type == IOMMU_DOMAIN_DMA_FQ);
 	mutex_unlock(&dom->init_lock);
 	if (ret)
 		return ret;
@@ -330,7 +352,7 @@ static struct smmuv3_domain *smmuv3_finalised(struct iommu_domain *domain)
 
 /**
  * smmuv3_iommu_ctx() - the flushpol context of a domain of ours
- * @domain: a paging domain, attached at least once
+ * @domain: a paging domain, allocated for a device or attached once
  *
  * For the end-to-end test module, which reads its statistics.
  *
@@ -347,7 +369,7 @@ EXPORT_SYMBOL_GPL(smmuv3_iommu_ctx);
 
 /**
  * smmuv3_iommu_ctx_name() - the name of a domain's context in sysfs
- * @domain: a paging domain, attached at least once
+ * @domain: a paging domain, allocated for a device or attached once
  *
  * Return: "<smmu>-asid<n>", or NULL as smmuv3_iommu_ctx().
  */
@@ -361,7 +383,8 @@ EXPORT_SYMBOL_GPL(smmuv3_iommu_ctx_name);
 
 /**
  * smmuv3_iommu_mark() - put a recognisable no-op in the command stream
- * @domain: a paging domain of the SMMU to mark, attached at least once
+ * @domain: a paging domain of the SMMU to mark, allocated for a device or
+ *	attached once
  * @n: the mark
  *
  * A CMD_TLBI_NH_ASID for ASID SMMUV3_ASID_MARK + @n, which no domain uses,
