@@ -32,11 +32,10 @@ fail() { echo "fio: FAIL: $*"; exit 1; }
 # shellcheck source=e2e/guest-lib.sh
 . /guest-lib.sh
 
-# The NVMe's context: the one its default domain made when nvme bound.
+# The NVMe's context: the one its I/O makes work.
 newctx()
 {
-	ctx=$(fp_contexts_new)
-	[ -z "$ctx" ] || ctx=/sys/kernel/flushpol/contexts/${ctx##* }
+	ctx=$(fp_nvme_ctx)
 }
 
 # fio's arguments for job $1.

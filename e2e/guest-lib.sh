@@ -34,6 +34,40 @@ fp_contexts_new()
 	echo "${_new# }"
 }
 
+# The contexts whose invalidations ran while "$@" did I/O, on one line: a
+# device's context is the one its DMA makes work.  Needed where the
+# default domain, and so its context, is made when the device's group is
+# (flushpol_smmuv3 finalises a domain when the core allocates it for a
+# device), before any mark could be taken.  A lazy context invalidates at
+# the flush queue's timer (10 ms), hence the wait.
+fp_contexts_busy()
+{
+	for _c in /sys/kernel/flushpol/contexts/*; do
+		[ -e "$_c" ] && echo 1 > "$_c/stats/reset"
+	done
+	"$@" > /dev/null 2>&1
+	sleep 1
+	_busy=
+	for _c in /sys/kernel/flushpol/contexts/*; do
+		[ -e "$_c" ] || continue
+		[ "$(cat "$_c/stats/syncs")" -gt 0 ] && _busy="$_busy ${_c##*/}"
+	done
+	echo "${_busy# }"
+}
+
+# A direct read of 4 MiB from the NVMe, around the page cache.
+fp_nvme_read()
+{
+	dd if=/dev/nvme0n1 of=/dev/null bs=64k count=64 iflag=direct
+}
+
+# The NVMe's context directory, or nothing (identity).
+fp_nvme_ctx()
+{
+	_c=$(fp_contexts_busy fp_nvme_read)
+	[ -z "$_c" ] || echo "/sys/kernel/flushpol/contexts/${_c##* }"
+}
+
 # Load nvme, its default domain's context (if any) marked as new, and wait
 # for its namespace.
 fp_nvme_up()

@@ -38,13 +38,13 @@ echo "nvme: ${pci##*/} in group ${group##*/}, type $t"
 [ "$(basename "$(readlink -f /sys/class/iommu/smmuv3.0/devices/"${pci##*/}")")" = "${pci##*/}" ] ||
 	fail "${pci##*/} not under /sys/class/iommu/smmuv3.0/devices"
 
-# The context the NVMe's default domain made: the one that appeared.
-new=$(fp_contexts_new)
+# The context of the NVMe's default domain: the one its I/O makes work.
+new=$(fp_contexts_busy fp_nvme_read)
 if [ $mode = identity ]; then
 	[ -z "$new" ] || fail "an identity domain made context $new"
 	ctx=
 else
-	[ "$(echo "$new" | wc -w)" = 1 ] || fail "new contexts: \"$new\""
+	[ "$(echo "$new" | wc -w)" = 1 ] || fail "contexts busy with its I/O: \"$new\""
 	ctx=/sys/kernel/flushpol/contexts/$new
 	echo "nvme: context $new: strict $(cat "$ctx/strict"), policy $(cat "$ctx/policy")"
 	if [ $mode = lazy ]; then

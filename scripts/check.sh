@@ -22,21 +22,16 @@
 #               (cross), on QEMU's SMMUv3, real DMA
 #   fio-verify  fio verify=crc32c on QEMU's NVMe through flushpol, strict
 #               and lazy, policies rewritten under it; e2e_nosync caught
-#   e2e 6.1     the same end to end test on Debian's arm64 6.1, whose
-#               IOMMU core the driver meets through backends/smmuv3/compat.h
-#   trixie      Debian 13's kernels, built in a cached trixie root
-#               (scripts/trixie-root.sh): apt install of the .deb for its
-#               6.12 and trixie-backports' newest 7.x amd64, dkms for both
-#               arm64 (scripts/deb-check-trixie.sh)
-#   e2e 7.x     the end to end test and fio integrity on the newest 7.x
-#   e2e acpi    the NVMe boots (strict, lazy, identity) through UEFI with
-#               ACPI tables: the SMMU found through the IORT
-#   fio acpi    fio verify, strict and lazy, under ACPI
-#   user view   what a user checks after a reboot is the same under both
-#   fio rt      fio verify, strict and lazy, on Debian's PREEMPT_RT 6.12
-# The rest of Debian 13 (the end to end test on its 6.12) is make
-# check-kernels (scripts/check-kernels.sh).  The summary ends with the
-# kernel table of what passed in this run (scripts/kernel-table.sh).
+#   e2e acpi    the NVMe boots (strict, lazy, identity) again, the same
+#               modules booted through UEFI: the SMMU from ACPI's IORT
+#   fio acpi    fio integrity under ACPI
+#   user view   what a user checks after a reboot is the same under the
+#               device tree and ACPI
+# The other kernels (Debian's arm64 6.1, Debian 13's 6.12, trixie-backports'
+# newest 7.x, the PREEMPT_RT flavour) are make check-kernels
+# (scripts/check-kernels.sh), to keep make check within CI's 90 minutes.
+# The summary ends with the kernel table of what passed in this run
+# (scripts/kernel-table.sh).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -90,15 +85,6 @@ stage e2e scripts/qemu/e2e.sh
 kpass 6.12 arm64 "DKMS (cross); QEMU end to end"
 stage fio-verify env FP_FIO_PREBUILT=1 scripts/qemu/fio-verify.sh 20
 kpass 6.12 arm64 "fio integrity"
-stage "e2e 6.1" env FP_KVER=6.1 FLUSHPOL_QEMU_OUT="$top/build/qemu-6.1" \
-	scripts/qemu/e2e.sh
-kpass 6.1 arm64 "DKMS (cross); QEMU end to end"
-stage trixie scripts/deb-check-trixie.sh
-stage "e2e 7.x" env FP_KVER=7.x FLUSHPOL_QEMU_OUT="$top/build/qemu-7.x" \
-	scripts/qemu/e2e.sh
-stage "fio 7.x" env FP_KVER=7.x FLUSHPOL_QEMU_OUT="$top/build/qemu-7.x" \
-	FP_FIO_PREBUILT=1 scripts/qemu/fio-verify.sh 20
-kpass 7.x arm64 "QEMU end to end; fio integrity"
 # ACPI: the modules the device-tree stages staged, booted through UEFI.
 acpi=(env FP_FIRMWARE=acpi FLUSHPOL_QEMU_OUT="$top/build/qemu-acpi"
       FLUSHPOL_QEMU_SYSROOT="$top/build/qemu/sysroot")
@@ -106,9 +92,7 @@ stage "e2e acpi" "${acpi[@]}" FP_E2E_PREBUILT=1 scripts/qemu/e2e.sh
 stage "fio acpi" "${acpi[@]}" FP_FIO_PREBUILT=1 FP_VERIFY_MODES="strict lazy" \
 	scripts/qemu/fio-verify.sh 20
 stage "user view" diff -u build/qemu/user-view.txt build/qemu-acpi/user-view.txt
-stage "fio rt" env FP_KVER=6.12-rt FLUSHPOL_QEMU_OUT="$top/build/qemu-rt" \
-	FP_VERIFY_MODES="strict lazy" scripts/qemu/fio-verify.sh 20
-
+kpass 6.12 arm64 "QEMU NVMe and fio integrity under ACPI"
 echo
 echo "check: summary"
 for i in "${!names[@]}"; do
