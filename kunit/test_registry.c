@@ -321,7 +321,8 @@ static struct {
 static int fpt_gone_unregister_fn(void *unused)
 {
 	fpt_gone.unregister_ret = fp_policy_unregister(&fpt_gone.pol);
-	complete(&fpt_gone.unregistered);
+	/* Two waiters: usable()'s bounded wait, then the case's own. */
+	complete_all(&fpt_gone.unregistered);
 	return 0;
 }
 
