@@ -167,11 +167,23 @@ static int smmuv3_request_irqs(struct smmuv3_device *smmu,
  * (the rest may be a PMCG's, which its PMU driver claims), or page 0
  * alone where page 1's registers are folded onto it.
  */
+/*
+ * One page of the SMMU's registers, as far as the architected ones go.
+ * DEFINE_RES_MEM() is a plain initializer up to 6.1 and a compound
+ * literal later: used only as an initializer, it suits both.
+ */
+static void __iomem *smmuv3_map_page(struct smmuv3_device *smmu,
+				     resource_size_t start)
+{
+	struct resource page = DEFINE_RES_MEM(start, SMMUV3_REG_SZ);
+
+	return devm_ioremap_resource(smmu->dev, &page);
+}
+
 static int smmuv3_map_regs(struct smmuv3_device *smmu,
 			   struct platform_device *pdev)
 {
 	struct resource *res = platform_get_resource(pdev, IORESOURCE_MEM, 0);
-	struct resource page;
 	int ret;
 
 	if (!res)
@@ -179,16 +191,14 @@ static int smmuv3_map_regs(struct smmuv3_device *smmu,
 	ret = smmuv3_check_region(smmu, res);
 	if (ret)
 		return ret;
-	page = DEFINE_RES_MEM(res->start, SMMUV3_REG_SZ);
-	smmu->base = devm_ioremap_resource(smmu->dev, &page);
+	smmu->base = smmuv3_map_page(smmu, res->start);
 	if (IS_ERR(smmu->base))
 		return PTR_ERR(smmu->base);
 	if (smmu->options & SMMUV3_OPT_PAGE0_REGS_ONLY) {
 		smmu->page1 = smmu->base;
 		return 0;
 	}
-	page = DEFINE_RES_MEM(res->start + SMMUV3_PAGE1, SMMUV3_REG_SZ);
-	smmu->page1 = devm_ioremap_resource(smmu->dev, &page);
+	smmu->page1 = smmuv3_map_page(smmu, res->start + SMMUV3_PAGE1);
 	return PTR_ERR_OR_ZERO(smmu->page1);
 }
 

@@ -16,7 +16,6 @@
 #include <linux/dma-mapping.h>
 #include <linux/iopoll.h>
 #include <linux/property.h>
-#include <linux/string_choices.h>
 
 #include "smmuv3_dev.h"
 
@@ -292,7 +291,7 @@ int smmuv3_hw_probe(struct smmuv3_device *smmu)
 	smmu->coherent = dev_is_dma_coherent(smmu->dev);
 	if (!!(idr0 & IDR0_COHACC) != smmu->coherent)
 		dev_warn(smmu->dev, "IDR0.COHACC overridden by FW configuration (%s)\n",
-			 str_true_false(smmu->coherent));
+			 smmu->coherent ? "true" : "false");
 	smmu->ril = idr3 & IDR3_RIL;
 	smmu->oas = smmuv3_oas_bits(smmu, idr5);
 	smmu->asid_bits = idr0 & IDR0_ASID16 ? 16 : 8;
