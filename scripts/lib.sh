@@ -78,9 +78,10 @@ fp_qemu_stage_modules()
 # is it already.  Variables to keep are named in $FP_IN_ROOT_KEEP.
 fp_in_root()
 {
-	local keep v env=FP_PREPARED_ENV=$ENVFILE
+	local keep v env
 
 	[ -n "${ROOT:-}" ] && [ -z "${FP_PREPARED_ENV:-}" ] || return 0
+	env=FP_PREPARED_ENV=$ENVFILE
 	keep="FLUSHPOL_CACHE FLUSHPOL_QEMU_OUT FLUSHPOL_DEB FP_KVER ${FP_IN_ROOT_KEEP:-}"
 	for v in $keep; do
 		[ -z "${!v:-}" ] || env+=" $v=${!v}"
