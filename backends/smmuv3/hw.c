@@ -41,6 +41,19 @@ static unsigned int smmuv3_page1_fixup(const struct smmuv3_device *smmu,
 	return off;
 }
 
+/*
+ * Each page is mapped on its own (drv.c), and only as far as the
+ * architected registers go: page 1's live at @page1, which is @base on an
+ * SMMU whose page 1 is folded onto page 0.
+ */
+static void __iomem *smmuv3_reg(const struct smmuv3_device *smmu,
+				unsigned int off)
+{
+	if (off < SMMUV3_PAGE1)
+		return smmu->base + off;
+	return smmu->page1 + (off - SMMUV3_PAGE1);
+}
+
 /**
  * smmuv3_read() - read a 32-bit register of page 0 or 1
  * @smmu: the SMMU
@@ -54,21 +67,21 @@ u32 smmuv3_read(struct smmuv3_device *smmu, unsigned int off)
 {
 	const struct smmuv3_cmdq_impl *impl = smmu->cmdq.impl;
 
-	off = smmuv3_page1_fixup(smmu, off);
 	if (impl && impl->read_reg)
-		return impl->read_reg(&smmu->cmdq, off);
-	return readl_relaxed(smmu->base + off);
+		return impl->read_reg(&smmu->cmdq,
+				      smmuv3_page1_fixup(smmu, off));
+	return readl_relaxed(smmuv3_reg(smmu, off));
 }
 
 static void smmuv3_write(struct smmuv3_device *smmu, unsigned int off, u32 val)
 {
 	const struct smmuv3_cmdq_impl *impl = smmu->cmdq.impl;
 
-	off = smmuv3_page1_fixup(smmu, off);
 	if (impl && impl->write_reg)
-		impl->write_reg(&smmu->cmdq, off, val);
+		impl->write_reg(&smmu->cmdq, smmuv3_page1_fixup(smmu, off),
+				val);
 	else
-		writel_relaxed(val, smmu->base + off);
+		writel_relaxed(val, smmuv3_reg(smmu, off));
 }
 
 /* 64-bit registers as two 32-bit halves: the architecture allows it. */
