@@ -109,6 +109,12 @@ struct edu {
 	/* A and B: 2 MiB each, physically contiguous and aligned. */
 	struct page *a, *b, *sentinel, *readback;
 	struct edu_sample samples[EDU_SLOTS];
+	/*
+	 * The last mark, printed with each check: from 7.x on, printk reaches
+	 * the console from a thread of its own, after the guest script's
+	 * next mark, so the host cannot pair a check with the mark before it.
+	 */
+	unsigned long mark;
 	struct mutex lock;	/* one command at a time */
 };
 
@@ -303,8 +309,8 @@ static int edu_check(struct edu *edu, size_t size, enum edu_how how)
 	iommu_unmap(edu->dom, IOVA_TEST, whole);
 
 	/* The counts take in both unmaps, as QEMU's trace does. */
-	pr_info("fp-e2e: check size=%zu map=%s samples=%d stale=%d faults=%d cmds=%llu syncs=%llu\n",
-		size, edu_how_name[how], n, stale, faults,
+	pr_info("fp-e2e: check mark=%lu size=%zu map=%s samples=%d stale=%d faults=%d cmds=%llu syncs=%llu\n",
+		edu->mark, size, edu_how_name[how], n, stale, faults,
 		edu_cmds(ctx) - cmds, fp_context_stat(ctx, FP_STAT_SYNCS) - syncs);
 	return ret ?: stale ? -EIO : 0;
 
@@ -456,6 +462,8 @@ static ssize_t run_store(struct device_driver *drv, const char *buf,
 		ret = edu_fault(edu);
 	} else if (!strcmp(cmd, "mark")) {
 		ret = smmuv3_iommu_mark(edu->dom, a);
+		if (!ret)
+			edu->mark = a;
 	} else {
 		ret = -EINVAL;
 	}

@@ -17,28 +17,48 @@ import sys
 
 def checks(console):
     """mark -> (policy, ril, size, map, samples, stale, cmds, syncs, where,
-    must_fail) from the console."""
-    out, mark, info, where = {}, None, None, set()
+    must_fail) from the console.
+
+    The guest script's "e2e: mark=N" lines and the kernel's "fp-e2e:"
+    lines reach the console by different paths, and a kernel that prints
+    from a console thread (7.x) shows a check after the next mark's line:
+    so a check names its own mark, and the stale lines before it are its
+    own (the kernel prints them in order).  Only a mark's first check is
+    its own: the unmarked stress runs after the last check repeat the last
+    mark, which the guest announces without a check."""
+    info, done, where = {}, [], set()
     for line in open(console, errors="replace"):
         m = re.search(r"e2e: mark=(\d+) ril=(\d) policy=(\S+) size=(\d+) "
                       r"map=(\S+)( \(must fail\))?", line)
         if m:
-            mark = int(m.group(1))
-            info = (m.group(3), int(m.group(2)), int(m.group(4)))
-            must_fail, where = bool(m.group(6)), set()
+            info[int(m.group(1))] = (m.group(3), int(m.group(2)),
+                                     int(m.group(4)), bool(m.group(6)))
             continue
         m = re.search(r"fp-e2e: stale (\S+) ", line)
-        if m and mark is not None:
+        if m:
             where.add(m.group(1))
             continue
-        m = re.search(r"fp-e2e: check size=(\d+) map=(\S+) samples=(\d+) "
-                      r"stale=(\d+) faults=(\d+) cmds=(\d+) syncs=(\d+)",
-                      line)
-        if m and mark is not None:
-            out[mark] = info + (m.group(2), int(m.group(3)), int(m.group(4)),
-                                int(m.group(6)), int(m.group(7)),
-                                " ".join(sorted(where)), must_fail)
-            mark = None
+        m = re.search(r"fp-e2e: check mark=(\d+) size=(\d+) map=(\S+) "
+                      r"samples=(\d+) stale=(\d+) faults=(\d+) cmds=(\d+) "
+                      r"syncs=(\d+)", line)
+        if m:
+            done.append((m, " ".join(sorted(where))))
+            where = set()
+    out = {}
+    for m, where in done:
+        mark = int(m.group(1))
+        if mark not in info or mark in out:
+            continue
+        pol, ril, size, must_fail = info[mark]
+        if size != int(m.group(2)):
+            sys.exit(f"e2e-verify: mark {mark}: the guest said size "
+                     f"{size}, its check {m.group(2)}")
+        out[mark] = (pol, ril, size, m.group(3), int(m.group(4)),
+                     int(m.group(5)), int(m.group(7)), int(m.group(8)),
+                     where, must_fail)
+    missing = sorted(set(info) - set(out))
+    if missing:
+        sys.exit(f"e2e-verify: marks {missing} announced with no check")
     return out
 
 
