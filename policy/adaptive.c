@@ -67,10 +67,13 @@ static bool fp_ada_timed(struct fp_estimate *e)
 	if (READ_ONCE(e->samples) < FP_ADA_WARMUP)
 		return true;
 	/*
-	 * raw_: a count lost to preemption only moves which flush is timed,
-	 * and this_cpu_ would disable interrupts around it on some arches.
+	 * this_cpu_, not raw_cpu_: flushes run preemptible, and a task moved
+	 * to another CPU between raw_cpu_'s load and store would write the
+	 * old CPU's count while that CPU increments it: a data race, if only
+	 * one that moves which flush is timed.  On arm64 and x86 this_cpu_
+	 * is one atomic instruction with preemption off around it.
 	 */
-	return !(raw_cpu_inc_return(fp_ada_tick) % FP_ADA_EVERY);
+	return !(this_cpu_inc_return(fp_ada_tick) % FP_ADA_EVERY);
 }
 
 static void fp_ada_sample(struct fp_estimate *e, unsigned long n, u64 t)
