@@ -8,6 +8,7 @@
  * live descriptor, so a stale walk entry is counted, not followed into freed
  * memory.
  */
+#include <kunit/test-bug.h>
 #include <linux/bits.h>
 #include <linux/slab.h>
 
@@ -107,86 +108,203 @@ static bool fpm_walk_entry_live(const struct fpm_ctx *mc, unsigned int lvl,
 	return w.table[lvl] == table;
 }
 
-/*
- * A cached entry of a destroyed context.  The SMMU tags entries by (VMID,
- * ASID), not by the software object that filled them: they stay until a
- * command drops them, and a new context with the same tags inherits them.
- */
-struct fpm_ghost {
-	struct list_head node;
-	u16 vmid, asid;
-	bool stage2, leaf;
-	unsigned int lvl, shift;
-	unsigned long key;
-	u64 val, at;
-};
+/* The pool, under the SMMU's lock.  NULL, counted, when it is empty. */
+static struct fpm_entry *fpm_entry_get(struct fpm_smmu *smmu)
+{
+	struct fpm_entry *e;
 
-int fpm_smmu_init(struct fpm_smmu *smmu)
+	e = list_first_entry_or_null(&smmu->free, struct fpm_entry, node);
+	if (e)
+		list_del(&e->node);
+	else if (smmu->used < smmu->nr_entries)
+		e = &smmu->entries[smmu->used++];
+	else
+		smmu->lost++;
+	return e;
+}
+
+static void fpm_entry_put(struct fpm_smmu *smmu, struct fpm_entry *e)
+{
+	list_add(&e->node, &smmu->free);
+}
+
+/* The first entry with a key of at least @key, or NULL. */
+static struct fpm_entry *fpm_map_ceil(const struct fpm_map *m,
+				      unsigned long key)
+{
+	struct rb_node *n = m->root.rb_node;
+	struct fpm_entry *e, *best = NULL;
+
+	while (n) {
+		e = rb_entry(n, struct fpm_entry, rb);
+		if (e->key < key) {
+			n = n->rb_right;
+			continue;
+		}
+		best = e;
+		if (e->key == key)
+			break;
+		n = n->rb_left;
+	}
+	return best;
+}
+
+static struct fpm_entry *fpm_map_load(const struct fpm_map *m,
+				      unsigned long key)
+{
+	struct fpm_entry *e = fpm_map_ceil(m, key);
+
+	return e && e->key == key ? e : NULL;
+}
+
+static struct fpm_entry *fpm_map_next(struct fpm_entry *e)
+{
+	return rb_entry_safe(rb_next(&e->rb), struct fpm_entry, rb);
+}
+
+/* Set @key's entry.  Return: it, or NULL if the pool is empty. */
+static struct fpm_entry *fpm_map_store(struct fpm_smmu *smmu,
+				       struct fpm_map *m, unsigned long key,
+				       u64 val, u64 at)
+{
+	struct rb_node **link = &m->root.rb_node, *parent = NULL;
+	struct fpm_entry *e;
+
+	while (*link) {
+		parent = *link;
+		e = rb_entry(parent, struct fpm_entry, rb);
+		if (key < e->key) {
+			link = &parent->rb_left;
+		} else if (key > e->key) {
+			link = &parent->rb_right;
+		} else {
+			e->val = val;
+			e->at = at;
+			return e;
+		}
+	}
+	e = fpm_entry_get(smmu);
+	if (!e)
+		return NULL;
+	e->key = key;
+	e->val = val;
+	e->at = at;
+	rb_link_node(&e->rb, parent, link);
+	rb_insert_color(&e->rb, &m->root);
+	return e;
+}
+
+static void fpm_map_erase(struct fpm_smmu *smmu, struct fpm_map *m,
+			  struct fpm_entry *e)
+{
+	rb_erase(&e->rb, &m->root);
+	fpm_entry_put(smmu, e);
+}
+
+static void fpm_map_clear(struct fpm_smmu *smmu, struct fpm_map *m)
+{
+	struct fpm_entry *e, *n;
+
+	rbtree_postorder_for_each_entry_safe(e, n, &m->root, rb)
+		fpm_entry_put(smmu, e);
+	m->root = RB_ROOT;
+}
+
+/**
+ * fpm_smmu_init_entries() - make an SMMU model with room for @nr_entries
+ * @smmu: the model
+ * @nr_entries: cached entries, working-set pages and destroyed contexts'
+ *	entries it can hold at once, for all its contexts together
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int fpm_smmu_init_entries(struct fpm_smmu *smmu, unsigned int nr_entries)
 {
 	memset(smmu, 0, sizeof(*smmu));
-	spin_lock_init(&smmu->lock);
+	raw_spin_lock_init(&smmu->lock);
 	INIT_LIST_HEAD(&smmu->ctxs);
 	INIT_LIST_HEAD(&smmu->ghosts);
+	INIT_LIST_HEAD(&smmu->free);
 	smmu->max_pending = 1024;
 	smmu->pending = kcalloc(smmu->max_pending, sizeof(*smmu->pending),
 				GFP_KERNEL);
-	return smmu->pending ? 0 : -ENOMEM;
+	smmu->entries = kvmalloc_array(nr_entries, sizeof(*smmu->entries),
+				       GFP_KERNEL);
+	smmu->nr_entries = nr_entries;
+	if (!smmu->pending || !smmu->entries) {
+		kfree(smmu->pending);
+		kvfree(smmu->entries);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
+/* An SMMU model with room for FPM_ENTRIES entries. */
+int fpm_smmu_init(struct fpm_smmu *smmu)
+{
+	return fpm_smmu_init_entries(smmu, FPM_ENTRIES);
+}
+
+/*
+ * Fails the test that made the model if its pool ran out: the model then
+ * forgot fills, and what it says of stale entries cannot be trusted.
+ */
 void fpm_smmu_destroy(struct fpm_smmu *smmu)
 {
-	struct fpm_ghost *g, *tmp;
-
-	list_for_each_entry_safe(g, tmp, &smmu->ghosts, node) {
-		list_del(&g->node);
-		kfree(g);
-	}
+	if (smmu->lost)
+		kunit_fail_current_test("TLB model out of entries: %lu fills lost (%u entries)",
+					smmu->lost, smmu->nr_entries);
 	kfree(smmu->pending);
+	kvfree(smmu->entries);
 }
 
 /* Return: entries the SMMU still holds for contexts that were destroyed. */
 unsigned long fpm_ghost_entries(struct fpm_smmu *smmu)
 {
-	struct fpm_ghost *g;
+	struct fpm_entry *g;
 	unsigned long n = 0;
 
-	spin_lock(&smmu->lock);
+	raw_spin_lock(&smmu->lock);
 	list_for_each_entry(g, &smmu->ghosts, node)
 		n++;
-	spin_unlock(&smmu->lock);
+	raw_spin_unlock(&smmu->lock);
 	return n;
 }
 
 void fpm_ctx_init(struct fpm_ctx *mc, struct fpm_smmu *smmu, u16 asid)
 {
-	int lvl;
+	unsigned int lvl;
 
 	memset(mc, 0, sizeof(*mc));
 	mc->smmu = smmu;
 	mc->asid = asid;
 	mc->busy = true;
 	for (lvl = 0; lvl < FPM_LEVELS; lvl++) {
-		xa_init(&mc->leaf[lvl]);
-		xa_init(&mc->walk[lvl]);
-		xa_init(&mc->leaf_at[lvl]);
-		xa_init(&mc->walk_at[lvl]);
+		mc->leaf[lvl].root = RB_ROOT;
+		mc->walk[lvl].root = RB_ROOT;
 	}
-	xa_init(&mc->touched);
-	spin_lock(&smmu->lock);
+	mc->touched.root = RB_ROOT;
+	raw_spin_lock(&smmu->lock);
 	list_add_tail(&mc->node, &smmu->ctxs);
-	spin_unlock(&smmu->lock);
+	raw_spin_unlock(&smmu->lock);
 }
 
 /* Tag @mc with a VMID; a stage-2 context has no ASID.  Before attach. */
 void fpm_ctx_set_vmid(struct fpm_ctx *mc, u16 vmid, bool stage2)
 {
-	spin_lock(&mc->smmu->lock);
+	raw_spin_lock(&mc->smmu->lock);
 	mc->vmid = vmid;
 	mc->stage2 = stage2;
-	spin_unlock(&mc->smmu->lock);
+	raw_spin_unlock(&mc->smmu->lock);
 }
 
-static bool fpm_same_tags(const struct fpm_ctx *mc, const struct fpm_ghost *g)
+/*
+ * A cached entry of a destroyed context (a ghost).  The SMMU tags entries
+ * by (VMID, ASID), not by the software object that filled them: they stay
+ * until a command drops them, and a new context with the same tags
+ * inherits them.
+ */
+static bool fpm_same_tags(const struct fpm_ctx *mc, const struct fpm_entry *g)
 {
 	return g->vmid == mc->vmid && g->stage2 == mc->stage2 &&
 	       (mc->stage2 || g->asid == mc->asid);
@@ -195,20 +313,23 @@ static bool fpm_same_tags(const struct fpm_ctx *mc, const struct fpm_ghost *g)
 /* A new context with the tags of a destroyed one sees what it left. */
 static void fpm_adopt_ghosts(struct fpm_ctx *mc)
 {
-	struct fpm_ghost *g, *tmp;
+	struct fpm_smmu *smmu = mc->smmu;
+	struct fpm_entry *g, *tmp;
 
-	list_for_each_entry_safe(g, tmp, &mc->smmu->ghosts, node) {
+	list_for_each_entry_safe(g, tmp, &smmu->ghosts, node) {
+		struct fpm_entry was;
+
 		if (!fpm_same_tags(mc, g))
 			continue;
-		if (g->lvl >= mc->start_level && g->shift == fpm_shift(mc, g->lvl)) {
-			xa_store(g->leaf ? &mc->leaf[g->lvl] : &mc->walk[g->lvl],
-				 g->key, xa_mk_value(g->val), GFP_ATOMIC);
-			xa_store(g->leaf ? &mc->leaf_at[g->lvl] :
-					   &mc->walk_at[g->lvl],
-				 g->key, xa_mk_value(g->at), GFP_ATOMIC);
-		}
+		/* Its entry back to the pool first: the store reuses it. */
+		was = *g;
 		list_del(&g->node);
-		kfree(g);
+		fpm_entry_put(smmu, g);
+		if (was.lvl >= mc->start_level &&
+		    was.shift == fpm_shift(mc, was.lvl))
+			fpm_map_store(smmu, was.leaf ? &mc->leaf[was.lvl] :
+						       &mc->walk[was.lvl],
+				      was.key, was.val, was.at);
 	}
 }
 
@@ -232,33 +353,28 @@ int fpm_ctx_attach(struct fpm_ctx *mc, const struct io_pgtable_cfg *cfg)
 	if (mc->stage2 && mc->start_level == 0 &&
 	    cfg->ias - fpm_shift(mc, 0) <= 4)
 		mc->start_level = 1;
-	spin_lock(&mc->smmu->lock);
+	raw_spin_lock(&mc->smmu->lock);
 	fpm_adopt_ghosts(mc);
-	spin_unlock(&mc->smmu->lock);
+	raw_spin_unlock(&mc->smmu->lock);
 	return 0;
 }
 
+/* Each entry of @m becomes a ghost, tagged as @mc's. */
 static void fpm_bury(struct fpm_ctx *mc, unsigned int lvl, bool leaf)
 {
-	struct xarray *xa = leaf ? &mc->leaf[lvl] : &mc->walk[lvl];
-	struct xarray *at = leaf ? &mc->leaf_at[lvl] : &mc->walk_at[lvl];
-	struct fpm_ghost *g;
-	unsigned long key;
-	void *e;
+	struct fpm_map *m = leaf ? &mc->leaf[lvl] : &mc->walk[lvl];
+	struct fpm_entry *g, *n;
 
-	xa_for_each(xa, key, e) {
-		g = kzalloc(sizeof(*g), GFP_ATOMIC);
-		if (!g)
-			continue;
-		*g = (struct fpm_ghost) {
-			.vmid = mc->vmid, .asid = mc->asid,
-			.stage2 = mc->stage2, .leaf = leaf, .lvl = lvl,
-			.shift = fpm_shift(mc, lvl), .key = key,
-			.val = xa_to_value(e),
-			.at = xa_to_value(xa_load(at, key)),
-		};
+	rbtree_postorder_for_each_entry_safe(g, n, &m->root, rb) {
+		g->vmid = mc->vmid;
+		g->asid = mc->asid;
+		g->stage2 = mc->stage2;
+		g->leaf = leaf;
+		g->lvl = lvl;
+		g->shift = fpm_shift(mc, lvl);
 		list_add_tail(&g->node, &mc->smmu->ghosts);
 	}
+	m->root = RB_ROOT;
 }
 
 /*
@@ -267,23 +383,22 @@ static void fpm_bury(struct fpm_ctx *mc, unsigned int lvl, bool leaf)
  */
 void fpm_ctx_destroy(struct fpm_ctx *mc)
 {
-	int lvl;
+	struct fpm_smmu *smmu = mc->smmu;
+	unsigned int lvl;
 
-	spin_lock(&mc->smmu->lock);
+	raw_spin_lock(&smmu->lock);
 	list_del(&mc->node);
-	if (mc->cfg && !mc->smmu->legacy)
+	if (mc->cfg && !smmu->legacy)
 		for (lvl = mc->start_level; lvl < FPM_LEVELS; lvl++) {
 			fpm_bury(mc, lvl, true);
 			fpm_bury(mc, lvl, false);
 		}
-	spin_unlock(&mc->smmu->lock);
 	for (lvl = 0; lvl < FPM_LEVELS; lvl++) {
-		xa_destroy(&mc->leaf[lvl]);
-		xa_destroy(&mc->walk[lvl]);
-		xa_destroy(&mc->leaf_at[lvl]);
-		xa_destroy(&mc->walk_at[lvl]);
+		fpm_map_clear(smmu, &mc->leaf[lvl]);
+		fpm_map_clear(smmu, &mc->walk[lvl]);
 	}
-	xa_destroy(&mc->touched);
+	fpm_map_clear(smmu, &mc->touched);
+	raw_spin_unlock(&smmu->lock);
 }
 
 /*
@@ -291,22 +406,15 @@ void fpm_ctx_destroy(struct fpm_ctx *mc)
  * One filled after the command was issued may outlive it: the SMMU may
  * have performed the command before the fill.
  */
-static void fpm_drop(struct fpm_ctx *mc, unsigned int lvl, unsigned long key,
-		     bool is_leaf, u64 issued)
+static void fpm_drop(struct fpm_ctx *mc, unsigned int lvl,
+		     struct fpm_entry *e, bool is_leaf, u64 issued)
 {
-	struct xarray *xa = is_leaf ? &mc->leaf[lvl] : &mc->walk[lvl];
-	struct xarray *at = is_leaf ? &mc->leaf_at[lvl] : &mc->walk_at[lvl];
-	void *t = xa_load(at, key);
-	void *e;
-	u64 v;
+	unsigned long key = e->key;
+	u64 v = e->val;
 
-	if (t && xa_to_value(t) >= issued && !mc->smmu->legacy)
+	if (e->at >= issued && !mc->smmu->legacy)
 		return;
-	xa_erase(at, key);
-	e = xa_erase(xa, key);
-	if (!e)
-		return;
-	v = xa_to_value(e);
+	fpm_map_erase(mc->smmu, is_leaf ? &mc->leaf[lvl] : &mc->walk[lvl], e);
 	if (is_leaf ? fpm_leaf_live(mc, lvl, key, v) :
 		      fpm_walk_entry_live(mc, lvl, key, v))
 		mc->n.collateral++;
@@ -315,21 +423,27 @@ static void fpm_drop(struct fpm_ctx *mc, unsigned int lvl, unsigned long key,
 static void fpm_drop_range(struct fpm_ctx *mc, u64 start, u64 end,
 			   const struct fpm_cmd *cmd)
 {
-	unsigned long key;
+	struct fpm_entry *e, *n;
 	unsigned int lvl;
-	void *e;
 
 	for (lvl = mc->start_level; lvl < FPM_LEVELS; lvl++) {
 		unsigned long first = fpm_key(mc, lvl, start);
 		unsigned long last = fpm_key(mc, lvl, end - 1);
 
-		if (!cmd->ttl || cmd->ttl == lvl || mc->smmu->legacy)
-			xa_for_each_range(&mc->leaf[lvl], key, e, first, last)
-				fpm_drop(mc, lvl, key, true, cmd->issued);
+		/* fpm_drop() may erase @e: its successor first. */
+		e = cmd->ttl && cmd->ttl != lvl && !mc->smmu->legacy ? NULL :
+		    fpm_map_ceil(&mc->leaf[lvl], first);
+		for (; e && e->key <= last; e = n) {
+			n = fpm_map_next(e);
+			fpm_drop(mc, lvl, e, true, cmd->issued);
+		}
 		if (cmd->leaf)
 			continue;
-		xa_for_each_range(&mc->walk[lvl], key, e, first, last)
-			fpm_drop(mc, lvl, key, false, cmd->issued);
+		e = fpm_map_ceil(&mc->walk[lvl], first);
+		for (; e && e->key <= last; e = n) {
+			n = fpm_map_next(e);
+			fpm_drop(mc, lvl, e, false, cmd->issued);
+		}
 	}
 }
 
@@ -378,7 +492,7 @@ static void fpm_cmd_span(const struct fpm_cmd *cmd, u64 *start, u64 *end)
 
 static void fpm_apply_ghosts(struct fpm_smmu *smmu, const struct fpm_cmd *cmd)
 {
-	struct fpm_ghost *g, *tmp;
+	struct fpm_entry *g, *tmp;
 	u64 start, end;
 
 	fpm_cmd_span(cmd, &start, &end);
@@ -389,7 +503,7 @@ static void fpm_apply_ghosts(struct fpm_smmu *smmu, const struct fpm_cmd *cmd)
 		    g->key < start >> g->shift || g->key > (end - 1) >> g->shift)
 			continue;
 		list_del(&g->node);
-		kfree(g);
+		fpm_entry_put(smmu, g);
 	}
 }
 
@@ -412,13 +526,12 @@ static void fpm_apply(struct fpm_smmu *smmu, const struct fpm_cmd *cmd)
 static void fpm_fill(struct fpm_ctx *mc, bool leaf, unsigned int lvl,
 		     u64 iova, u64 v)
 {
-	unsigned long key = fpm_key(mc, lvl, iova);
-	struct xarray *xa = leaf ? &mc->leaf[lvl] : &mc->walk[lvl];
-	struct xarray *at = leaf ? &mc->leaf_at[lvl] : &mc->walk_at[lvl];
+	struct fpm_smmu *smmu = mc->smmu;
 
-	if (xa_is_err(xa_store(xa, key, xa_mk_value(v), GFP_ATOMIC)))
+	if (!fpm_map_store(smmu, leaf ? &mc->leaf[lvl] : &mc->walk[lvl],
+			   fpm_key(mc, lvl, iova), v, smmu->clock + 1))
 		return;
-	xa_store(at, key, xa_mk_value(++mc->smmu->clock), GFP_ATOMIC);
+	smmu->clock++;
 	mc->n.fills++;
 }
 
@@ -431,21 +544,23 @@ static void fpm_fill(struct fpm_ctx *mc, bool leaf, unsigned int lvl,
  */
 static bool fpm_busy_fill(struct fpm_ctx *mc, u64 iova)
 {
+	struct fpm_entry *e;
 	struct fpm_walk live;
 	unsigned int lvl;
-	void *e;
 
 	fpm_walk_live(mc, iova, &live);
 	if (!live.valid) {
-		xa_erase(&mc->touched, iova >> mc->pg_shift);
+		e = fpm_map_load(&mc->touched, iova >> mc->pg_shift);
+		if (e)
+			fpm_map_erase(mc->smmu, &mc->touched, e);
 		return false;
 	}
 	for (lvl = mc->start_level; lvl < FPM_LEVELS; lvl++)
-		if (xa_load(&mc->leaf[lvl], fpm_key(mc, lvl, iova)))
+		if (fpm_map_load(&mc->leaf[lvl], fpm_key(mc, lvl, iova)))
 			return true;
 	for (lvl = mc->start_level; lvl < live.level; lvl++) {
-		e = xa_load(&mc->walk[lvl], fpm_key(mc, lvl, iova));
-		if (e && xa_to_value(e) != live.table[lvl])
+		e = fpm_map_load(&mc->walk[lvl], fpm_key(mc, lvl, iova));
+		if (e && e->val != live.table[lvl])
 			return true;
 		if (!e)
 			fpm_fill(mc, false, lvl, iova, live.table[lvl]);
@@ -464,6 +579,7 @@ static unsigned long fpm_busy_locked(struct fpm_ctx *mc, u64 start, u64 end,
 				     unsigned long stride, unsigned int max)
 {
 	unsigned long idx, last, next;
+	struct fpm_entry *e;
 	unsigned int n = 0;
 
 	if (!mc->busy || !mc->cfg || start >= end || mc->smmu->legacy)
@@ -471,8 +587,11 @@ static unsigned long fpm_busy_locked(struct fpm_ctx *mc, u64 start, u64 end,
 	end = min_t(u64, end, 1ULL << mc->cfg->ias);
 	idx = start >> mc->pg_shift;
 	last = (end - 1) >> mc->pg_shift;
-	while (xa_find(&mc->touched, &idx, last, XA_PRESENT)) {
-		bool live = fpm_busy_fill(mc, (u64)idx << mc->pg_shift);
+	while ((e = fpm_map_ceil(&mc->touched, idx)) && e->key <= last) {
+		bool live;
+
+		idx = e->key;
+		live = fpm_busy_fill(mc, (u64)idx << mc->pg_shift);
 
 		next = stride > 1 ? ALIGN(idx + 1, stride) : idx + 1;
 		if (next <= idx || next > last)
@@ -530,34 +649,34 @@ static void fpm_busy_after_issue(struct fpm_smmu *smmu,
 void fpm_busy(struct fpm_ctx *mc, unsigned long iova, size_t size,
 	      unsigned long stride)
 {
-	spin_lock(&mc->smmu->lock);
+	raw_spin_lock(&mc->smmu->lock);
 	fpm_busy_locked(mc, iova, (u64)iova + size, stride, 0);
-	spin_unlock(&mc->smmu->lock);
+	raw_spin_unlock(&mc->smmu->lock);
 }
 
 /* The device refills the walk cache: one touched page per last-level table. */
 void fpm_busy_tables(struct fpm_ctx *mc)
 {
-	spin_lock(&mc->smmu->lock);
+	raw_spin_lock(&mc->smmu->lock);
 	if (mc->cfg)
 		fpm_busy_locked(mc, 0, U64_MAX,
 				1UL << (fpm_shift(mc, FPM_LEVELS - 2) -
 					mc->pg_shift), 0);
-	spin_unlock(&mc->smmu->lock);
+	raw_spin_unlock(&mc->smmu->lock);
 }
 
 /* The device stops using [@iova, @iova + @size): out of its working set. */
 void fpm_forget(struct fpm_ctx *mc, unsigned long iova, size_t size)
 {
-	unsigned long key;
-	void *e;
+	struct fpm_entry *e, *n;
 
-	spin_lock(&mc->smmu->lock);
-	if (mc->cfg)
-		xa_for_each_range(&mc->touched, key, e, iova >> mc->pg_shift,
-				  (iova + size - 1) >> mc->pg_shift)
-			xa_erase(&mc->touched, key);
-	spin_unlock(&mc->smmu->lock);
+	raw_spin_lock(&mc->smmu->lock);
+	e = mc->cfg ? fpm_map_ceil(&mc->touched, iova >> mc->pg_shift) : NULL;
+	for (; e && e->key <= (iova + size - 1) >> mc->pg_shift; e = n) {
+		n = fpm_map_next(e);
+		fpm_map_erase(mc->smmu, &mc->touched, e);
+	}
+	raw_spin_unlock(&mc->smmu->lock);
 }
 
 /*
@@ -570,7 +689,7 @@ void fpm_issue(struct fpm_smmu *smmu, const struct fpm_cmd *cmd)
 {
 	struct fpm_cmd *c;
 
-	spin_lock(&smmu->lock);
+	raw_spin_lock(&smmu->lock);
 	if (smmu->nr_pending == smmu->max_pending) {
 		/* Queue full: the hardware consumes the oldest half. */
 		unsigned int i, half = smmu->max_pending / 2;
@@ -586,7 +705,7 @@ void fpm_issue(struct fpm_smmu *smmu, const struct fpm_cmd *cmd)
 	c->issued = ++smmu->clock;
 	smmu->cmds++;
 	fpm_busy_after_issue(smmu, c);
-	spin_unlock(&smmu->lock);
+	raw_spin_unlock(&smmu->lock);
 }
 
 /* Complete every queued command; a wedged SMMU completes none. */
@@ -609,9 +728,9 @@ u64 fpm_now(struct fpm_smmu *smmu)
 {
 	u64 now;
 
-	spin_lock(&smmu->lock);
+	raw_spin_lock(&smmu->lock);
 	now = smmu->clock;
-	spin_unlock(&smmu->lock);
+	raw_spin_unlock(&smmu->lock);
 	return now;
 }
 
@@ -630,9 +749,9 @@ int fpm_sync_queue_before(struct fpm_smmu *smmu, u16 queue, u64 before)
 {
 	unsigned int i, kept = 0;
 
-	spin_lock(&smmu->lock);
+	raw_spin_lock(&smmu->lock);
 	if (smmu->sync_stuck) {
-		spin_unlock(&smmu->lock);
+		raw_spin_unlock(&smmu->lock);
 		return -ETIMEDOUT;
 	}
 	for (i = 0; i < smmu->nr_pending; i++) {
@@ -646,27 +765,25 @@ int fpm_sync_queue_before(struct fpm_smmu *smmu, u16 queue, u64 before)
 	}
 	smmu->nr_pending = kept;
 	smmu->syncs++;
-	spin_unlock(&smmu->lock);
+	raw_spin_unlock(&smmu->lock);
 	return 0;
 }
 
 static bool fpm_access_locked(struct fpm_ctx *mc, u64 iova)
 {
+	struct fpm_entry *e;
 	struct fpm_walk live;
 	unsigned int lvl;
-	void *e;
 
 	fpm_walk_live(mc, iova, &live);
 	if (live.valid)
-		xa_store(&mc->touched, iova >> mc->pg_shift, xa_mk_value(0),
-			 GFP_ATOMIC);
+		fpm_map_store(mc->smmu, &mc->touched, iova >> mc->pg_shift, 0, 0);
 
 	for (lvl = mc->start_level; lvl < FPM_LEVELS; lvl++) {
-		e = xa_load(&mc->leaf[lvl], fpm_key(mc, lvl, iova));
+		e = fpm_map_load(&mc->leaf[lvl], fpm_key(mc, lvl, iova));
 		if (!e)
 			continue;
-		if (!live.valid || live.level != lvl ||
-		    live.out != xa_to_value(e)) {
+		if (!live.valid || live.level != lvl || live.out != e->val) {
 			mc->n.stale_hits++;
 			return false;
 		}
@@ -676,8 +793,8 @@ static bool fpm_access_locked(struct fpm_ctx *mc, u64 iova)
 	/* TLB miss: walk, preferring cached table descriptors. */
 	mc->n.misses++;
 	for (lvl = mc->start_level; lvl < FPM_LEVELS; lvl++) {
-		e = xa_load(&mc->walk[lvl], fpm_key(mc, lvl, iova));
-		if (e && xa_to_value(e) != live.table[lvl]) {
+		e = fpm_map_load(&mc->walk[lvl], fpm_key(mc, lvl, iova));
+		if (e && e->val != live.table[lvl]) {
 			mc->n.stale_hits++;
 			return false;
 		}
@@ -710,9 +827,9 @@ bool fpm_access(struct fpm_ctx *mc, unsigned long iova)
 {
 	bool ok;
 
-	spin_lock(&mc->smmu->lock);
+	raw_spin_lock(&mc->smmu->lock);
 	ok = fpm_access_locked(mc, iova);
-	spin_unlock(&mc->smmu->lock);
+	raw_spin_unlock(&mc->smmu->lock);
 	return ok;
 }
 
@@ -727,20 +844,20 @@ void fpm_access_range(struct fpm_ctx *mc, unsigned long iova, size_t size)
 
 static unsigned long fpm_scan(struct fpm_ctx *mc, bool count_stale)
 {
-	unsigned long key, n = 0;
+	struct fpm_entry *e;
+	unsigned long n = 0;
 	unsigned int lvl;
-	void *e;
 
-	spin_lock(&mc->smmu->lock);
+	raw_spin_lock(&mc->smmu->lock);
 	for (lvl = mc->start_level; lvl < FPM_LEVELS; lvl++) {
-		xa_for_each(&mc->leaf[lvl], key, e)
+		for (e = fpm_map_ceil(&mc->leaf[lvl], 0); e; e = fpm_map_next(e))
 			n += !count_stale ||
-			     !fpm_leaf_live(mc, lvl, key, xa_to_value(e));
-		xa_for_each(&mc->walk[lvl], key, e)
+			     !fpm_leaf_live(mc, lvl, e->key, e->val);
+		for (e = fpm_map_ceil(&mc->walk[lvl], 0); e; e = fpm_map_next(e))
 			n += !count_stale ||
-			     !fpm_walk_entry_live(mc, lvl, key, xa_to_value(e));
+			     !fpm_walk_entry_live(mc, lvl, e->key, e->val);
 	}
-	spin_unlock(&mc->smmu->lock);
+	raw_spin_unlock(&mc->smmu->lock);
 	return n;
 }
 
@@ -766,16 +883,19 @@ unsigned long fpm_cached_entries(struct fpm_ctx *mc)
 unsigned long fpm_cached_leaves(struct fpm_ctx *mc, unsigned long iova,
 				size_t size)
 {
-	unsigned long key, n = 0;
+	struct fpm_entry *e;
+	unsigned long n = 0;
 	unsigned int lvl;
-	void *e;
 
-	spin_lock(&mc->smmu->lock);
-	for (lvl = mc->start_level; lvl < FPM_LEVELS; lvl++)
-		xa_for_each_range(&mc->leaf[lvl], key, e, fpm_key(mc, lvl, iova),
-				  fpm_key(mc, lvl, iova + size - 1))
+	raw_spin_lock(&mc->smmu->lock);
+	for (lvl = mc->start_level; lvl < FPM_LEVELS; lvl++) {
+		unsigned long last = fpm_key(mc, lvl, iova + size - 1);
+
+		for (e = fpm_map_ceil(&mc->leaf[lvl], fpm_key(mc, lvl, iova));
+		     e && e->key <= last; e = fpm_map_next(e))
 			n++;
-	spin_unlock(&mc->smmu->lock);
+	}
+	raw_spin_unlock(&mc->smmu->lock);
 	return n;
 }
 
@@ -786,16 +906,15 @@ unsigned long fpm_cached_leaves(struct fpm_ctx *mc, unsigned long iova,
 void fpm_table_freed(struct fpm_ctx *mc, void *table, size_t size)
 {
 	u64 pa = virt_to_phys(table) >> mc->pg_shift;
-	unsigned long key;
+	struct fpm_entry *e;
 	unsigned int lvl;
-	void *e;
 
-	spin_lock(&mc->smmu->lock);
+	raw_spin_lock(&mc->smmu->lock);
 	for (lvl = mc->start_level; lvl < FPM_LEVELS; lvl++)
-		xa_for_each(&mc->walk[lvl], key, e)
-			if (xa_to_value(e) == pa)
+		for (e = fpm_map_ceil(&mc->walk[lvl], 0); e; e = fpm_map_next(e))
+			if (e->val == pa)
 				mc->n.freed_refs++;
-	spin_unlock(&mc->smmu->lock);
+	raw_spin_unlock(&mc->smmu->lock);
 }
 
 /**
@@ -814,20 +933,22 @@ void fpm_table_freed(struct fpm_ctx *mc, void *table, size_t size)
  */
 unsigned long fpm_stale_in(struct fpm_ctx *mc, unsigned long iova, size_t size)
 {
-	unsigned long key, n = 0;
+	struct fpm_entry *e;
+	unsigned long n = 0;
 	unsigned int lvl;
-	void *e;
 
-	spin_lock(&mc->smmu->lock);
+	raw_spin_lock(&mc->smmu->lock);
 	for (lvl = mc->start_level; lvl < FPM_LEVELS; lvl++) {
 		unsigned long first = fpm_key(mc, lvl, iova);
 		unsigned long last = fpm_key(mc, lvl, iova + size - 1);
 
-		xa_for_each_range(&mc->leaf[lvl], key, e, first, last)
-			n += !fpm_leaf_live(mc, lvl, key, xa_to_value(e));
-		xa_for_each_range(&mc->walk[lvl], key, e, first, last)
-			n += !fpm_walk_entry_live(mc, lvl, key, xa_to_value(e));
+		for (e = fpm_map_ceil(&mc->leaf[lvl], first);
+		     e && e->key <= last; e = fpm_map_next(e))
+			n += !fpm_leaf_live(mc, lvl, e->key, e->val);
+		for (e = fpm_map_ceil(&mc->walk[lvl], first);
+		     e && e->key <= last; e = fpm_map_next(e))
+			n += !fpm_walk_entry_live(mc, lvl, e->key, e->val);
 	}
-	spin_unlock(&mc->smmu->lock);
+	raw_spin_unlock(&mc->smmu->lock);
 	return n;
 }

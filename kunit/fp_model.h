@@ -25,14 +25,24 @@
  *  - Entries belong to the SMMU, tagged by (VMID, ASID), not to a context:
  *    destroying a context leaves them cached, and a new context with the
  *    same tags finds them.
+ *
+ * The SMMU's command queue consumes commands, and so reaches the model,
+ * with its raw spinlock held and interrupts off (the fake SMMUv3 behind
+ * backends/smmuv3/cmdq.c): so the model's lock is raw too, and it never
+ * allocates once made.  Its entries come from a pool sized when the SMMU is
+ * made, as a TLB's are; unlike a TLB's they are never evicted, since that
+ * would hide a stale entry: a fill or a destroyed context's entry that
+ * finds the pool empty is counted (fpm_smmu.lost), and fpm_smmu_destroy()
+ * fails the test.
  */
 #ifndef _FP_MODEL_H
 #define _FP_MODEL_H
 
+#include <linux/bits.h>
 #include <linux/io-pgtable.h>
 #include <linux/list.h>
+#include <linux/rbtree.h>
 #include <linux/spinlock.h>
-#include <linux/xarray.h>
 
 #define FPM_LEVELS	4
 
@@ -77,9 +87,35 @@ struct fpm_cmd {
 
 struct fpm_ctx;
 
+/*
+ * A cached entry, a page of the working set, or a destroyed context's
+ * entry (a ghost), from the SMMU's pool.
+ */
+struct fpm_entry {
+	union {
+		struct rb_node rb;	/* in an fpm_map */
+		struct list_head node;	/* a ghost, or free */
+	};
+	unsigned long key;	/* iova >> the level's shift */
+	u64 val;		/* output PA or table PA >> pg_shift */
+	u64 at;			/* when it was filled (fpm_smmu.clock) */
+	/* A ghost's tags and place. */
+	u16 vmid, asid;
+	bool stage2, leaf;
+	u8 lvl, shift;
+};
+
+/* Entries by key, in order. */
+struct fpm_map {
+	struct rb_root root;
+};
+
+/* Entries an SMMU model holds at most, for all its contexts together. */
+#define FPM_ENTRIES	BIT(17)
+
 /* The SMMU: its command queue and every context it caches entries for. */
 struct fpm_smmu {
-	spinlock_t lock;	/* the queue and every context's caches */
+	raw_spinlock_t lock;	/* the queue, every context's caches, the pool */
 	struct list_head ctxs;
 	struct fpm_cmd *pending;
 	unsigned int nr_pending, max_pending;
@@ -96,6 +132,11 @@ struct fpm_smmu {
 	bool legacy;
 	/* Entries of destroyed contexts, by tags: see fpm_ctx_destroy(). */
 	struct list_head ghosts;
+	/* The pool: @entries[@used..] never used yet, then @free. */
+	struct fpm_entry *entries;
+	unsigned int nr_entries, used;
+	struct list_head free;
+	unsigned long lost;	/* fills and ghosts the pool had no room for */
 };
 
 struct fpm_counts {
@@ -115,21 +156,19 @@ struct fpm_ctx {
 	bool stage2;		/* walks the VTTBR, tagged by VMID only */
 	const struct io_pgtable_cfg *cfg;
 	unsigned int pg_shift, bits, start_level;
-	/* Indexed by iova >> level shift; value: output PA >> pg_shift. */
-	struct xarray leaf[FPM_LEVELS];
-	/* Indexed by iova >> level shift; value: next-level table PA >> pg_shift. */
-	struct xarray walk[FPM_LEVELS];
-	/* The same keys; value: when the entry was filled (fpm_smmu.clock). */
-	struct xarray leaf_at[FPM_LEVELS];
-	struct xarray walk_at[FPM_LEVELS];
+	/* Keyed by iova >> level shift; val: output PA >> pg_shift. */
+	struct fpm_map leaf[FPM_LEVELS];
+	/* Keyed by iova >> level shift; val: next-level table PA >> pg_shift. */
+	struct fpm_map walk[FPM_LEVELS];
 	/* The device's working set: iova >> pg_shift of pages it touched. */
-	struct xarray touched;
+	struct fpm_map touched;
 	bool busy;		/* re-walk the working set, see above */
 	unsigned long busy_next;	/* where context-wide refills resume */
 	struct fpm_counts n;
 };
 
 int fpm_smmu_init(struct fpm_smmu *smmu);
+int fpm_smmu_init_entries(struct fpm_smmu *smmu, unsigned int nr_entries);
 void fpm_smmu_destroy(struct fpm_smmu *smmu);
 void fpm_ctx_init(struct fpm_ctx *mc, struct fpm_smmu *smmu, u16 asid);
 void fpm_ctx_set_vmid(struct fpm_ctx *mc, u16 vmid, bool stage2);

@@ -121,6 +121,37 @@ static void unmap_without_invalidation_is_stale(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rig->mc.n.stale_hits, 1);
 }
 
+static void fpt_full_smmu_destroy(void *smmu)
+{
+	/* Seen by the test: the loss would otherwise fail it at destroy. */
+	((struct fpm_smmu *)smmu)->lost = 0;
+	fpm_smmu_destroy(smmu);
+}
+
+/*
+ * The model's entries come from a pool that never evicts (fp_model.h): a
+ * fill with no room is counted, so that a model which forgot an entry
+ * cannot pass a test unseen.  2M of pages warmed takes 1027: 512 leaves,
+ * 3 walk entries and 512 pages of the working set.
+ */
+static void full_pool_counts_every_lost_fill(struct kunit *test)
+{
+	struct fpm_smmu *smmu = kunit_kzalloc(test, sizeof(*smmu), GFP_KERNEL);
+	struct fpt_rig *rig = kunit_kzalloc(test, sizeof(*rig), GFP_KERNEL);
+	struct fpt_rig_cfg rc = { .fmt = ARM_64_LPAE_S1 };
+
+	KUNIT_ASSERT_NOT_NULL(test, smmu);
+	KUNIT_ASSERT_NOT_NULL(test, rig);
+	KUNIT_ASSERT_EQ(test, fpm_smmu_init_entries(smmu, 512), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpt_full_smmu_destroy,
+							smmu), 0);
+	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, rig, &rc, smmu, 1), 0);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_2M, SZ_4K), 0);
+	fpm_access_range(&rig->mc, FPT_IOVA, SZ_2M);
+	KUNIT_EXPECT_EQ(test, smmu->lost, 1027 - 512);
+}
+
 static struct kunit_case fpt_model_cases[] = {
 	KUNIT_CASE(tlbival_drops_one_leaf_and_keeps_walks),
 	KUNIT_CASE(tlbiva_drops_leaf_and_every_walk_level),
@@ -128,6 +159,7 @@ static struct kunit_case fpt_model_cases[] = {
 	KUNIT_CASE(asid_spares_other_asids),
 	KUNIT_CASE(commands_wait_for_sync),
 	KUNIT_CASE(unmap_without_invalidation_is_stale),
+	KUNIT_CASE(full_pool_counts_every_lost_fill),
 	{}
 };
 
