@@ -233,7 +233,7 @@ static u32 fpt_v3_read_reg(struct smmuv3_cmdq *cmdq, unsigned int off)
 	unsigned long flags;
 	u32 val = 0;
 
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	switch (off) {
 	case SMMUV3_CMDQ_CONS:
 		f->reads++;
@@ -256,7 +256,7 @@ static u32 fpt_v3_read_reg(struct smmuv3_cmdq *cmdq, unsigned int off)
 		val = f->gerrorn;
 		break;
 	}
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 	return val;
 }
 
@@ -266,7 +266,7 @@ static void fpt_v3_write_reg(struct smmuv3_cmdq *cmdq, unsigned int off,
 	struct fpt_v3_fake *f = to_fake(cmdq);
 	unsigned long flags;
 
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	switch (off) {
 	case SMMUV3_CMDQ_PROD:
 		fpt_v3_publish(f, val & fpt_v3_mask(f));
@@ -278,7 +278,7 @@ static void fpt_v3_write_reg(struct smmuv3_cmdq *cmdq, unsigned int off,
 			f->halted = false;
 		break;
 	}
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 
 /*
@@ -290,9 +290,9 @@ static void fpt_v3_delay(struct smmuv3_cmdq *cmdq)
 	struct fpt_v3_fake *f = to_fake(cmdq);
 	unsigned long flags;
 
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	f->delays++;
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 	if (READ_ONCE(f->real_delay)) {
 		udelay(1);
 		cond_resched();
@@ -336,7 +336,7 @@ struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,
 	f->smmu.cmdq.timeout_us = 1000;
 	f->model = model;
 	f->per_poll = per_poll;
-	spin_lock_init(&f->lock);
+	raw_spin_lock_init(&f->lock);
 	return f;
 }
 
@@ -345,9 +345,9 @@ void fpt_v3_fake_set(struct fpt_v3_fake *f, unsigned int per_poll)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	f->per_poll = per_poll;
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 
 /* The SMMU runs on its own: consume up to @n published commands now. */
@@ -356,12 +356,12 @@ void fpt_v3_fake_run(struct fpt_v3_fake *f, unsigned int n)
 	unsigned int per_poll;
 	unsigned long flags;
 
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	per_poll = f->per_poll;
 	f->per_poll = n;
 	fpt_v3_advance(f);
 	f->per_poll = per_poll;
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 
 /* Refuse the next @n commands of opcode @op (0: any TLBI) it reaches. */
@@ -369,10 +369,10 @@ void fpt_v3_fake_refuse(struct fpt_v3_fake *f, u8 op, unsigned int n)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	f->refuse_op = op;
 	f->refuse_n = n;
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 
 /* Refuse the next @n TLBI commands the consumer reaches (CERROR_ILL). */
@@ -392,11 +392,11 @@ void fpt_v3_fake_stream(struct fpt_v3_fake *f, u32 sid, struct fpm_ctx *mc,
 	struct fpt_v3_stream *s = &f->streams[sid];
 	unsigned long flags;
 
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	*s = (struct fpt_v3_stream) {
 		.ste = mc, .cached = mc, .iova = iova, .size = size,
 	};
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 
 /* Stream @sid's STE in memory now points at @mc (NULL: abort). */
@@ -404,9 +404,9 @@ void fpt_v3_fake_ste(struct fpt_v3_fake *f, u32 sid, struct fpm_ctx *mc)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	f->streams[sid].ste = mc;
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 
 /* What the SMMU still uses for stream @sid. */
@@ -415,9 +415,9 @@ struct fpm_ctx *fpt_v3_fake_cached(struct fpt_v3_fake *f, u32 sid)
 	unsigned long flags;
 	struct fpm_ctx *mc;
 
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	mc = f->streams[sid].cached;
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 	return mc;
 }
 
@@ -490,9 +490,9 @@ void fpt_v3_fake_raise_gerror(struct fpt_v3_fake *f, u32 bits)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	f->gerror ^= bits;
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 
 /* GERROR bits not yet acknowledged. */
@@ -501,9 +501,9 @@ u32 fpt_v3_fake_active_gerror(struct fpt_v3_fake *f)
 	unsigned long flags;
 	u32 active;
 
-	spin_lock_irqsave(&f->lock, flags);
+	raw_spin_lock_irqsave(&f->lock, flags);
 	active = f->gerror ^ f->gerrorn;
-	spin_unlock_irqrestore(&f->lock, flags);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 	return active;
 }
 

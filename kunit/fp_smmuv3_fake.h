@@ -57,7 +57,8 @@ struct fpt_v3_stream {
  * @consume: a command consumed, or @refused
  * @priv: the test's
  *
- * Both are called under &fpt_v3_fake.lock with interrupts off.
+ * Both are called under &fpt_v3_fake.lock, a raw spinlock, with
+ * interrupts off: they may take only raw spinlocks and must not allocate.
  */
 struct fpt_v3_hooks {
 	void (*publish)(struct fpt_v3_fake *f, u64 pos, const u64 *cmd);
@@ -70,7 +71,8 @@ struct fpt_v3_hooks {
  * struct fpt_v3_fake - the fake SMMU
  * @smmu: what the queue's ops take as priv; its cmdq is the real queue
  * @model: where consumed commands take effect
- * @lock: the fake's registers and consumer; CPUs poll concurrently
+ * @lock: the fake's registers and consumer; CPUs poll concurrently.  Raw:
+ *	the queue reads and writes registers under its own raw spinlocks
  * @prod: CMDQ_PROD as last written
  * @cons: CMDQ_CONS, index and wrap, without ERR
  * @cerror: CMDQ_CONS.ERR while halted
@@ -111,7 +113,7 @@ struct fpt_v3_hooks {
 struct fpt_v3_fake {
 	struct smmuv3_device smmu;
 	struct fpm_smmu *model;
-	spinlock_t lock;	/* all below */
+	raw_spinlock_t lock;	/* all below */
 	u32 prod, cons, cerror, gerror, gerrorn;
 	unsigned int per_poll;
 	u8 refuse_op;

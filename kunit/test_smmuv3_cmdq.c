@@ -641,7 +641,7 @@ static void fpt_smp_check(struct fpt_smp_thread *t, u64 sent)
 	struct fpt_smp *smp = t->smp;
 	unsigned long flags;
 
-	spin_lock_irqsave(&smp->f->lock, flags);
+	raw_spin_lock_irqsave(&smp->f->lock, flags);
 	if (smp->done[t->tid] != sent)
 		t->incomplete++;
 	if (smp->refused_at[t->tid] != FPT_SMP_NONE) {
@@ -649,7 +649,7 @@ static void fpt_smp_check(struct fpt_smp_thread *t, u64 sent)
 			t->unrecovered++;
 		smp->refused_at[t->tid] = FPT_SMP_NONE;
 	}
-	spin_unlock_irqrestore(&smp->f->lock, flags);
+	raw_spin_unlock_irqrestore(&smp->f->lock, flags);
 }
 
 static int fpt_smp_thread_fn(void *data)
