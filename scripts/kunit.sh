@@ -308,27 +308,39 @@ if [ -n "$kcsan" ]; then
 else
 	cp "$out/ktap.log" "$out/splat.log"
 fi
+# Every check runs, so that the closing lines give the counts even when
+# the run fails; each failure is named once at the end.
+fails=()
+fail() { fails+=("$*"); }
 if grep -qE "$splat" "$out/splat.log"; then
 	grep -nE -A20 "$splat|INFO: " "$out/splat.log" >&2
-	log "FAIL: kernel splat (full log: $out/console.log)"
+	fail "kernel splat: $(grep -m1 -E "$splat" "$out/splat.log")"
 	[ -z "$kcsan" ] || cat "$out/kcsan-summary.txt" >&2
-	exit 1
+fi
+# Lockdep stops at its first report: one at boot, before FLUSHPOL-BEGIN,
+# leaves the suites unchecked.  /init says whether it was on before and
+# after them (debug_locks, in a kernel with lockdep); the RT kernel is
+# there to run them under lockdep.
+if grep -qE '^fp-debug-locks: [a-z]+ 0$' "$out/ktap.log"; then
+	grep 'fp-debug-locks:' "$out/ktap.log" >&2
+	tr -d '\r' < "$out/console.log" | sed '/FLUSHPOL-BEGIN/q' |
+		grep -nE -A20 "$splat" >&2 || true
+	fail "lockdep was off: a report turned it off (full log: $out/console.log)"
+elif [ -n "$rt" ] && ! grep -qx 'fp-debug-locks: end 1' "$out/ktap.log"; then
+	fail "lockdep's state not reported at the end"
 fi
 if [ -n "$kcsan" ] && grep -q FLUSHPOL-KCSAN-FAIL "$out/ktap.log"; then
 	grep FLUSHPOL-KCSAN-FAIL "$out/ktap.log" >&2
-	log "FAIL: KCSAN's filter or sampling not set (full log: $out/console.log)"
-	exit 1
+	fail "KCSAN's filter or sampling not set"
 fi
 if [ -n "${init_args[*]}" ] && ! grep -q FLUSHPOL-LIFETIME-OK "$out/ktap.log"; then
 	grep -E "FLUSHPOL-LIFETIME|fp-lifetime" "$out/ktap.log" >&2 ||
 		tail -40 "$out/console.log" >&2
-	log "FAIL: module lifetime checks (full log: $out/console.log)"
-	exit 1
+	fail "module lifetime checks"
 fi
 if ! grep -q FLUSHPOL-INSMOD-OK "$out/ktap.log"; then
 	tail -40 "$out/console.log" >&2
-	log "FAIL: modules did not all load (full log: $out/console.log)"
-	exit 1
+	fail "modules did not all load"
 fi
 
 rc=0
@@ -374,9 +386,14 @@ if [ -n "$kcsan" ]; then
 	cat "$out/kcsan-summary.txt"
 	[ "$kcsan_rc" = 0 ] || rc=1
 fi
+kind="$arch${kcsan:+, KCSAN}${rt:+, PREEMPT_RT}"
+[ ${#fails[@]} = 0 ] || rc=1
 if [ $rc = 0 ]; then
-	log "PASS: ${#suites[@]} suites ($arch${kcsan:+, KCSAN})"
+	log "PASS: ${#suites[@]} suites, no splat ($kind)"
 else
-	log "FAIL ($arch${kcsan:+, KCSAN})"
+	for f in ${fails[@]+"${fails[@]}"}; do
+		log "FAIL: $f"
+	done
+	log "FAIL ($kind; full log: $out/console.log)"
 fi
 exit $rc

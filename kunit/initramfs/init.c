@@ -460,6 +460,30 @@ static int lifetime_checks(int rounds)
 	return failures;
 }
 
+/*
+ * Lockdep turns itself off at its first report, wherever it is: one at
+ * boot, before the modules load, would leave the suites unchecked.  So
+ * say whether it is on, before and after them ("fp-debug-locks: begin 1",
+ * its debug_locks); nothing in a kernel without lockdep.
+ */
+static void lockdep_state(const char *when)
+{
+	static char stats[8192];
+	const char *key = "debug_locks:";
+	char *p;
+
+	if (read_str("/proc/lockdep_stats", stats, sizeof(stats)) <= 0)
+		return;
+	for (p = stats; *p; p++) {
+		if (strncmp(p, key, strlen(key)))
+			continue;
+		for (p += strlen(key); *p == ' '; p++)
+			;
+		printf("fp-debug-locks: %s %d\n", when, atoi(p));
+		return;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int i, failed = 0;
@@ -468,6 +492,7 @@ int main(int argc, char **argv)
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
 	read_cmdline();
 	printf("FLUSHPOL-BEGIN\n");
+	lockdep_state("begin");
 	kcsan_filter();
 	for (i = 1; i < argc; i++)
 		if (!strncmp(argv[i], "@lifetime:", 10) &&
@@ -481,6 +506,7 @@ int main(int argc, char **argv)
 	if (!failed)
 		printf("FLUSHPOL-INSMOD-OK\n");
 	kcsan_counters();
+	lockdep_state("end");
 	reboot(LINUX_REBOOT_CMD_POWER_OFF);
 	return 0;
 }
