@@ -370,10 +370,12 @@ static void ownerless_policy_not_withdrawn_mid_switch(struct kunit *test)
 
 /*
  * The module names the core asks modprobe for, seen at the kernel's own
- * module_request tracepoint (not exported: found by name).
+ * module_request tracepoint (not exported: found by name).  A probe runs
+ * with preemption off: its lock is raw, as a spinlock_t sleeps on
+ * PREEMPT_RT.
  */
 static struct {
-	spinlock_t lock;	/* n and last: the probe runs in any thread */
+	raw_spinlock_t lock;	/* n and last: the probe runs in any thread */
 	unsigned int n;
 	char last[MODULE_NAME_LEN];
 	struct tracepoint *tp;
@@ -382,10 +384,10 @@ static struct {
 static void fpt_modreq_probe(void *data, char *name, bool wait,
 			     unsigned long ip)
 {
-	spin_lock(&fpt_modreq.lock);
+	raw_spin_lock(&fpt_modreq.lock);
 	fpt_modreq.n++;
 	strscpy(fpt_modreq.last, name, sizeof(fpt_modreq.last));
-	spin_unlock(&fpt_modreq.lock);
+	raw_spin_unlock(&fpt_modreq.lock);
 }
 
 static void fpt_modreq_find(struct tracepoint *tp, void *priv)
@@ -402,7 +404,7 @@ static void fpt_modreq_stop(void *unused)
 
 static void fpt_modreq_start(struct kunit *test)
 {
-	spin_lock_init(&fpt_modreq.lock);
+	raw_spin_lock_init(&fpt_modreq.lock);
 	fpt_modreq.n = 0;
 	fpt_modreq.last[0] = '\0';
 	fpt_modreq.tp = NULL;
