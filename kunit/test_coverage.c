@@ -360,7 +360,7 @@ static void policy_calls_cannot_sleep(struct kunit *test)
 		kunit_skip(test, "non_block_start() needs DEBUG_ATOMIC_SLEEP");
 	/* There a policy may take a spinlock_t, which sleeps (dispatch.c). */
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		kunit_skip(test, "PREEMPT_RT: lockdep checks policy calls");
+		kunit_skip(test, "PREEMPT_RT: policy calls are checked by lock nesting instead");
 	rig = fpt_cov_rig(test);
 	fpt_cov_every_kind_of_call(test, rig);
 	KUNIT_EXPECT_EQ(test, rig->cmds_could_sleep, 0);
