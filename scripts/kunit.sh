@@ -40,10 +40,13 @@
 #   kunit.sh --arch arm64 --rt       every suite, as the arm64 run, in the
 #                                    PREEMPT_RT variant of the arm64
 #                                    kernel (scripts/arm64-kernel.sh rt),
-#                                    where a spinlock_t inside a policy
-#                                    call is a "sleeping function called"
-#                                    report, and lockdep checks raw and
-#                                    sleeping lock nesting
+#                                    where a spinlock_t or an allocation
+#                                    under a raw spinlock, or with
+#                                    preemption or interrupts off, is a
+#                                    "sleeping function called" report,
+#                                    lockdep checks raw and sleeping lock
+#                                    nesting, and the run fails unless
+#                                    lockdep is still on at the end
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
