@@ -193,12 +193,19 @@ out:
 	return true;
 }
 
+/* Whether the SMMU has stopped where fpt_v3_fake_wedge_after() said. */
+static bool fpt_v3_wedged(struct fpt_v3_fake *f)
+{
+	return f->wedge && f->consumed_pos >= f->wedge_at;
+}
+
 /* One poll's worth of progress: at most per_poll commands. */
 static void fpt_v3_advance(struct fpt_v3_fake *f)
 {
 	unsigned int n;
 
-	for (n = 0; n < f->per_poll && !f->halted && f->cons != f->prod; n++) {
+	for (n = 0; n < f->per_poll && !f->halted && !fpt_v3_wedged(f) &&
+	     f->cons != f->prod; n++) {
 		if (!fpt_v3_consume_one(f)) {
 			f->halted = true;
 			f->halted_reads = 0;
@@ -340,13 +347,32 @@ struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,
 	return f;
 }
 
-/* Consume @per_poll commands per CMDQ_CONS read from now on; 0 wedges. */
+/*
+ * Consume @per_poll commands per CMDQ_CONS read from now on; 0 wedges.
+ * It ends a wedge fpt_v3_fake_wedge_after() set.
+ */
 void fpt_v3_fake_set(struct fpt_v3_fake *f, unsigned int per_poll)
 {
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&f->lock, flags);
 	f->per_poll = per_poll;
+	f->wedge = false;
+	raw_spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/*
+ * The SMMU consumes @n more commands as it does now, then wedges: it
+ * consumes nothing more until fpt_v3_fake_set().  A hang that begins in
+ * the middle of a caller's sequence of syncs.
+ */
+void fpt_v3_fake_wedge_after(struct fpt_v3_fake *f, unsigned int n)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&f->lock, flags);
+	f->wedge = true;
+	f->wedge_at = f->consumed_pos + n;
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 

@@ -79,6 +79,8 @@ struct fpt_v3_hooks {
  * @gerror: GERROR
  * @gerrorn: GERRORN as last written
  * @per_poll: commands consumed per CMDQ_CONS read; 0 wedges the SMMU
+ * @wedge: the SMMU consumes nothing once @consumed_pos reaches...
+ * @wedge_at: ...this position
  * @refuse_op: refuse commands with this opcode (0: any TLBI)...
  * @refuse_n: ...this many of the next ones it reaches
  * @halted: refused a command, waits for GERRORN to acknowledge it
@@ -116,6 +118,8 @@ struct fpt_v3_fake {
 	raw_spinlock_t lock;	/* all below */
 	u32 prod, cons, cerror, gerror, gerrorn;
 	unsigned int per_poll;
+	bool wedge;
+	u64 wedge_at;
 	u8 refuse_op;
 	unsigned int refuse_n;
 	bool halted;
@@ -136,6 +140,7 @@ struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,
 				    struct fpm_smmu *model, unsigned int shift,
 				    unsigned int per_poll);
 void fpt_v3_fake_set(struct fpt_v3_fake *f, unsigned int per_poll);
+void fpt_v3_fake_wedge_after(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_run(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_refuse_tlbi(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_refuse(struct fpt_v3_fake *f, u8 op, unsigned int n);

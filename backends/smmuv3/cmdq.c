@@ -22,14 +22,19 @@
  * Losing: a full queue never overwrites an unread command.  Only on a
  * wedged SMMU, past the bound, is a command dropped.  A command the SMMU
  * refuses (GERROR.CMDQ_ERR, CMDQ_CONS.ERR) is replaced by a CMD_SYNC so
- * the queue runs on, under @gerror_lock, and GERRORN acknowledges it.
- * Either way the loss is counted, and a sync that completes while a loss
- * is not yet recovered from does not return 0 until it has invalidated
- * everything in order: CFGI_ALL and a CMD_SYNC completed, so that no
- * cached STE or CD can walk the tables again, then TLBI_NSNH_ALL and a
- * CMD_SYNC completed, as upstream's reset does.  Completing both at one
- * CMD_SYNC would not do: until the CFGI_ALL completes, a device may refill
- * the TLB through its cached configuration after the TLBI was performed.
+ * the queue runs on, under @gerror_lock, and GERRORN acknowledges it.  A
+ * CMD_SYNC that times out loses nothing from the queue, but its caller
+ * goes on (a STE update stores its next step, an unmap frees its pages)
+ * without knowing when, or in what order with a device's cached
+ * configuration, the SMMU will perform what came before it: that is a
+ * loss too.  Every loss is counted, and a sync that completes while a
+ * loss is not yet recovered from does not return 0 until it has
+ * invalidated everything in order: CFGI_ALL and a CMD_SYNC completed, so
+ * that no cached STE or CD can walk the tables again, then TLBI_NSNH_ALL
+ * and a CMD_SYNC completed, as upstream's reset does.  Completing both at
+ * one CMD_SYNC would not do: until the CFGI_ALL completes, a device may
+ * refill the TLB through its cached configuration after the TLBI was
+ * performed.
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
@@ -313,6 +318,16 @@ static int cmdq_put(struct smmuv3_cmdq *cmdq, const u64 *cmd,
 	return ret;
 }
 
+/* A CMD_SYNC that timed out, queued and not lost: counted all the same. */
+static void cmdq_count_timeout(struct smmuv3_cmdq *cmdq)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&cmdq->gerror_lock, flags);
+	cmdq_count_lost(cmdq);
+	raw_spin_unlock_irqrestore(&cmdq->gerror_lock, flags);
+}
+
 /**
  * smmuv3_cmdq_submit() - append commands, without waiting for them
  * @cmdq: the queue
@@ -337,7 +352,10 @@ void smmuv3_cmdq_submit(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 	raw_spin_unlock_irqrestore(&cmdq->lock, flags);
 }
 
-/* @cmd (if any) and a CMD_SYNC, published and waited for. */
+/*
+ * @cmd (if any) and a CMD_SYNC, published and waited for.  Whichever
+ * fails, queueing or waiting, the failure is counted as a loss.
+ */
 static int cmdq_issue_sync(struct smmuv3_cmdq *cmdq, const u64 *cmd,
 			   struct smmuv3_cmdq_budget *b)
 {
@@ -357,11 +375,13 @@ static int cmdq_issue_sync(struct smmuv3_cmdq *cmdq, const u64 *cmd,
 		return ret;
 
 	ret = cmdq_wait(cmdq, pos + 1, b);
-	if (ret)
+	if (ret) {
+		cmdq_count_timeout(cmdq);
 		dev_err_ratelimited(cmdq->dev,
 				    "CMD_SYNC timeout: at %#x, CMDQ_CONS %#x\n",
 				    cmdq_reg(cmdq, pos),
 				    cmdq_read(cmdq, SMMUV3_CMDQ_CONS));
+	}
 	return ret;
 }
 
@@ -407,10 +427,14 @@ static int cmdq_recover(struct smmuv3_cmdq *cmdq,
  *
  * Publishes everything written, with a CMD_SYNC after it, and waits for
  * CMDQ_CONS to pass that CMD_SYNC, holding no lock.  If a command was lost
- * (refused, or dropped) and no completed recovery covers it, the caller's
- * own command may be the one missing, and the caller frees pages or
- * tables on our return: so everything is invalidated, in order, within
- * the same bound, before we answer.
+ * (refused, or dropped) or a sync failed, and no completed recovery
+ * covers it, the caller's own command may be the one missing or not yet
+ * performed in order, and once we answer the caller frees pages or
+ * tables: so everything is invalidated, in order, within the same bound,
+ * before we answer.
+ *
+ * After an error, the next sync to complete invalidates everything, in
+ * order, before it answers 0.
  *
  * Return: 0; -ETIMEDOUT if the SMMU did not get there within the bound;
  * -EIO if commands kept being lost while invalidating everything.
@@ -427,7 +451,7 @@ int smmuv3_cmdq_sync(struct smmuv3_cmdq *cmdq)
 	if (likely(READ_ONCE(cmdq->nlost) == READ_ONCE(cmdq->recovered)))
 		return 0;
 	dev_warn_ratelimited(cmdq->dev,
-			     "%llu commands lost so far: invalidating everything before answering\n",
+			     "%llu commands lost or syncs failed so far: invalidating everything before answering\n",
 			     READ_ONCE(cmdq->nlost));
 	return cmdq_recover(cmdq, &b);
 }

@@ -65,7 +65,8 @@ struct smmuv3_cmdq_impl {
  * @stuck: a wait timed out with CMDQ_CONS at @stuck - 1; until it moves,
  *	every wait fails at once (0: none)
  * @nlost: commands lost, ever (dropped from a full queue on a wedged SMMU,
- *	or refused by the SMMU); under @gerror_lock
+ *	or refused by the SMMU), and CMD_SYNCs that timed out; under
+ *	@gerror_lock
  * @recovered: @nlost when the last recovery that completed began
  */
 struct smmuv3_cmdq {

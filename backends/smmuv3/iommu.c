@@ -28,14 +28,16 @@ static struct smmuv3_domain *to_smmuv3_domain(struct iommu_domain *domain)
 	return container_of(domain, struct smmuv3_domain, domain);
 }
 
-/* Point every stream of @dev at @ste. */
-static int smmuv3_master_install(struct device *dev, const u64 *ste)
+/*
+ * Point every stream of @dev at @ste.  It cannot fail: a failed sync on
+ * the way is the queue's to recover from (smmuv3_install_ste()).
+ */
+static void smmuv3_master_install(struct device *dev, const u64 *ste)
 {
 	struct smmuv3_master *master = dev_iommu_priv_get(dev);
 	struct iommu_fwspec *fwspec = dev_iommu_fwspec_get(dev);
 
-	return smmuv3_install_ste(master->smmu, fwspec->ids, fwspec->num_ids,
-				  ste);
+	smmuv3_install_ste(master->smmu, fwspec->ids, fwspec->num_ids, ste);
 }
 
 static int smmuv3_attach_identity(struct iommu_domain *domain,
@@ -44,7 +46,8 @@ static int smmuv3_attach_identity(struct iommu_domain *domain,
 	u64 ste[STE_DWORDS];
 
 	smmuv3_ste_bypass(ste);
-	return smmuv3_master_install(dev, ste);
+	smmuv3_master_install(dev, ste);
+	return 0;
 }
 
 SMMUV3_ATTACH_DEV_OP(smmuv3_attach_identity);
@@ -68,7 +71,8 @@ static int smmuv3_attach_blocked(struct iommu_domain *domain,
 	u64 ste[STE_DWORDS];
 
 	smmuv3_ste_abort(ste);
-	return smmuv3_master_install(dev, ste);
+	smmuv3_master_install(dev, ste);
+	return 0;
 }
 
 SMMUV3_ATTACH_DEV_OP(smmuv3_attach_blocked);
@@ -138,7 +142,8 @@ static int smmuv3_attach_paging(struct iommu_domain *domain,
 		return ret;
 
 	smmuv3_ste_s1(dom, ste);
-	return smmuv3_master_install(dev, ste);
+	smmuv3_master_install(dev, ste);
+	return 0;
 }
 
 SMMUV3_ATTACH_DEV_OP(smmuv3_attach_paging);

@@ -143,7 +143,8 @@ struct smmuv3_ste_writer;
  * struct smmuv3_ste_writer_ops - how smmuv3_write_ste() reaches the SMMU
  * @write: one 64-bit store of @val to a double word of the entry
  * @sync: make the SMMU drop what it cached of the stream's STE, and wait
- *	for it: CFGI_STE, then CMD_SYNC.  0, or the sync's error.
+ *	for it: CFGI_STE, then CMD_SYNC.  0, or the sync's error, which the
+ *	queue has counted as a loss.
  *
  * The driver's queue in the shipped module; a recorder in the tests.
  */
@@ -170,8 +171,8 @@ void smmuv3_ste_used(const u64 *ste, u64 *used);
 int smmuv3_strtab_init(struct smmuv3_device *smmu, u32 idr0, u32 idr1);
 u64 smmuv3_strtab_base_cfg(const struct smmuv3_device *smmu);
 int smmuv3_strtab_prepare(struct smmuv3_device *smmu, u32 sid);
-int smmuv3_install_ste(struct smmuv3_device *smmu, const u32 *sids,
-		       unsigned int n, const u64 *ste);
+void smmuv3_install_ste(struct smmuv3_device *smmu, const u32 *sids,
+			unsigned int n, const u64 *ste);
 void smmuv3_ste_abort(u64 *ste);
 void smmuv3_ste_bypass(u64 *ste);
 

@@ -253,12 +253,20 @@ static bool smmuv3_ste_set(struct smmuv3_ste_writer *w, __le64 *entry,
 
 /*
  * One step: its stores, then the SMMU drops what it cached of the entry
- * before the next step.  Nothing stored, nothing to sync.
+ * before the next step.  Nothing stored, nothing to sync.  The first
+ * failed sync's error is kept in @err; the steps after it still run.
  */
-static int smmuv3_ste_step(struct smmuv3_ste_writer *w, __le64 *entry,
-			   const u64 *val, unsigned int first, unsigned int n)
+static void smmuv3_ste_step(struct smmuv3_ste_writer *w, __le64 *entry,
+			    const u64 *val, unsigned int first, unsigned int n,
+			    int *err)
 {
-	return smmuv3_ste_set(w, entry, val, first, n) ? w->ops->sync(w) : 0;
+	int ret;
+
+	if (!smmuv3_ste_set(w, entry, val, first, n))
+		return;
+	ret = w->ops->sync(w);
+	if (ret && !*err)
+		*err = ret;
 }
 
 /**
@@ -286,18 +294,23 @@ static int smmuv3_ste_step(struct smmuv3_ste_writer *w, __le64 *entry,
  * An unchanged entry still gets one CFGI_STE + CMD_SYNC: an earlier update
  * whose sync failed may have left the SMMU holding what came before.
  *
+ * A sync that fails does not stop the update, as upstream's writer does
+ * not stop: every step is stored and synced, so the entry always ends as
+ * @target.  Until a later sync completes, the SMMU may then hold any mix
+ * of what the entry held; the queue counts the failed sync as a loss, and
+ * the next sync that completes begins with a CFGI_ALL, completed, which
+ * makes it drop them.
+ *
  * Context: under smmu->ste_lock.
- * Return: 0, or the error of a sync that failed.  Nothing is stored after
- * a failed sync: the entry is then V=0, the old STE or the new one in the
- * bits the SMMU reads, and the SMMU may still hold the old one.
+ * Return: 0, or the error of the first sync that failed.
  */
 int smmuv3_write_ste(struct smmuv3_ste_writer *w, __le64 *entry,
 		     const u64 *target)
 {
 	u64 cur[STE_DWORDS], step[STE_DWORDS];
 	unsigned int crit;
+	int i, err = 0;
 	u8 diff;
-	int i, ret;
 
 	for (i = 0; i < STE_DWORDS; i++)
 		cur[i] = le64_to_cpu(entry[i]);
@@ -313,20 +326,16 @@ int smmuv3_write_ste(struct smmuv3_ste_writer *w, __le64 *entry,
 		crit = __ffs(diff);
 		/* That double word is written whole in the next step. */
 		step[crit] = cur[crit];
-		ret = smmuv3_ste_step(w, entry, step, 0, STE_DWORDS);
-		if (!ret)
-			ret = smmuv3_ste_step(w, entry, target, crit, 1);
-		if (!ret)
-			ret = smmuv3_ste_step(w, entry, target, 0, STE_DWORDS);
-		return ret;
+		smmuv3_ste_step(w, entry, step, 0, STE_DWORDS, &err);
+		smmuv3_ste_step(w, entry, target, crit, 1, &err);
+		smmuv3_ste_step(w, entry, target, 0, STE_DWORDS, &err);
+		return err;
 	}
 	step[0] = 0;
-	ret = smmuv3_ste_step(w, entry, step, 0, 1);
-	if (!ret)
-		ret = smmuv3_ste_step(w, entry, target, 1, STE_DWORDS - 1);
-	if (!ret)
-		ret = smmuv3_ste_step(w, entry, target, 0, 1);
-	return ret;
+	smmuv3_ste_step(w, entry, step, 0, 1, &err);
+	smmuv3_ste_step(w, entry, target, 1, STE_DWORDS - 1, &err);
+	smmuv3_ste_step(w, entry, target, 0, 1, &err);
+	return err;
 }
 
 static void smmuv3_ste_store(struct smmuv3_ste_writer *w, __le64 *dst,
@@ -350,17 +359,6 @@ static const struct smmuv3_ste_writer_ops smmuv3_ste_queue_ops = {
 	.sync = smmuv3_ste_sync,
 };
 
-/* @entry is @ste in every bit the SMMU reads of either. */
-static bool smmuv3_ste_holds(const __le64 *entry, const u64 *ste)
-{
-	u64 cur[STE_DWORDS], step[STE_DWORDS];
-	int i;
-
-	for (i = 0; i < STE_DWORDS; i++)
-		cur[i] = le64_to_cpu(entry[i]);
-	return !smmuv3_ste_diff(cur, ste, step);
-}
-
 /**
  * smmuv3_install_ste() - give streams a new STE and make the SMMU see it
  * @smmu: the SMMU
@@ -369,42 +367,36 @@ static bool smmuv3_ste_holds(const __le64 *entry, const u64 *ste)
  * @ste: the entry
  *
  * Each stream's entry changes as smmuv3_write_ste() says, with a CFGI_STE
- * and a CMD_SYNC through the queue after each step.  A sync that fails (a
- * wedged SMMU, or a command lost again after the queue's recovery) stops
- * that stream's update where its last completed step left it.  If that is
- * before its entry became @ste, the attach fails: the IOMMU core then
- * keeps the old domain, which the SMMU may still be using.  If after, the
- * stream has changed hands and only the clean-up or the SMMU's copy of
- * the old entry is behind: that is logged, and the next update of the
- * stream syncs again.
+ * and a CMD_SYNC through the queue after each step, and every stream's
+ * entry becomes @ste, whatever the syncs return.  As upstream's attach,
+ * this cannot fail once it has begun: had it stopped at a failed sync,
+ * the streams before would use the new domain and the ones after the old
+ * one, and the IOMMU core, told the attach failed, could free the new
+ * domain under the first.  A failed sync is logged, and the queue counts
+ * it as a loss: the next sync that completes, a later STE update's or
+ * the old domain's final flush, first makes the SMMU drop every cached
+ * STE and CD (CFGI_ALL, completed), then invalidates the TLB.
  *
  * Context: process context; takes ste_lock.
- * Return: 0, or the error of the sync that stopped a stream short of @ste.
  */
-int smmuv3_install_ste(struct smmuv3_device *smmu, const u32 *sids,
-		       unsigned int n, const u64 *ste)
+void smmuv3_install_ste(struct smmuv3_device *smmu, const u32 *sids,
+			unsigned int n, const u64 *ste)
 {
 	struct smmuv3_ste_writer w = {
 		.ops = &smmuv3_ste_queue_ops,
 		.smmu = smmu,
 	};
-	__le64 *entry;
 	unsigned int i;
-	int ret, err = 0;
+	int ret;
 
 	mutex_lock(&smmu->ste_lock);
 	for (i = 0; i < n; i++) {
 		w.sid = sids[i];
-		entry = smmuv3_ste_ptr(smmu, sids[i]);
-		ret = smmuv3_write_ste(&w, entry, ste);
-		if (!ret)
-			continue;
-		dev_err_ratelimited(smmu->dev,
-				    "stream %#x: STE update stopped, its CFGI_STE not synced: %d\n",
-				    sids[i], ret);
-		if (!smmuv3_ste_holds(entry, ste) && !err)
-			err = ret;
+		ret = smmuv3_write_ste(&w, smmuv3_ste_ptr(smmu, sids[i]), ste);
+		if (ret)
+			dev_err_ratelimited(smmu->dev,
+					    "stream %#x: STE written, but the SMMU may use what it cached until a sync completes: %d\n",
+					    sids[i], ret);
 	}
 	mutex_unlock(&smmu->ste_lock);
-	return err;
 }
