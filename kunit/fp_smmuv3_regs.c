@@ -3,6 +3,7 @@
  * A fake SMMUv3 register file: see fp_smmuv3_regs.h.
  */
 #include <kunit/device.h>
+#include <linux/acpi.h>
 #include <linux/dma-map-ops.h>
 #include <linux/io.h>
 #include <linux/property.h>
@@ -162,6 +163,35 @@ bool fpt_regs_set_dma_coherent(struct device *dev, bool coherent)
 	return dev_is_dma_coherent(dev) == coherent;
 }
 
+/*
+ * What the IORT code gives the platform device of an SMMUv3 node: a
+ * pointer to the node as platform data (iort_add_platform_device()), the
+ * node's model saying which of upstream's options apply.
+ */
+static void fpt_regs_iort(struct kunit *test, struct device *dev,
+			  const struct fpt_part *part)
+{
+	struct acpi_iort_node *node;
+	struct acpi_iort_node **pdata;
+	struct acpi_iort_smmu_v3 *smmu;
+
+	node = kunit_kzalloc(test, sizeof(*node) + sizeof(*smmu), GFP_KERNEL);
+	pdata = kunit_kzalloc(test, sizeof(*pdata), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, node);
+	KUNIT_ASSERT_NOT_NULL(test, pdata);
+	node->type = ACPI_IORT_NODE_SMMU_V3;
+	node->length = sizeof(*node) + sizeof(*smmu);
+	node->revision = 5;
+	smmu = (struct acpi_iort_smmu_v3 *)node->node_data;
+	smmu->model = part->page0_only ? ACPI_IORT_SMMU_V3_CAVIUM_CN99XX :
+		      part->broken_prefetch ? ACPI_IORT_SMMU_V3_HISILICON_HI161X :
+		      ACPI_IORT_SMMU_V3_GENERIC;
+	if (part->fw_coherent)
+		smmu->flags |= ACPI_IORT_SMMU_V3_COHACC_OVERRIDE;
+	*pdata = node;
+	dev->platform_data = pdata;
+}
+
 /**
  * fpt_regs_new() - a fake SMMU with @part's registers and firmware
  * @test: the test, which owns everything
@@ -196,9 +226,11 @@ struct fpt_regs *fpt_regs_new(struct kunit *test, const struct fpt_part *part)
 	dev = kunit_device_register(test, name);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
 	dev->dma_mask = &dev->coherent_dma_mask;
-	if (part->page0_only)
+	if (part->acpi)
+		fpt_regs_iort(test, dev, part);
+	if (part->page0_only && !part->acpi)
 		props[n++] = PROPERTY_ENTRY_BOOL("cavium,cn9900-broken-page1-regspace");
-	if (part->broken_prefetch)
+	if (part->broken_prefetch && !part->acpi)
 		props[n++] = PROPERTY_ENTRY_BOOL("hisilicon,broken-prefetch-cmd");
 	if (n)
 		KUNIT_ASSERT_EQ(test, device_create_managed_software_node(dev, props, NULL), 0);

@@ -28,8 +28,11 @@
  * @iidr: SMMU_IIDR
  * @aidr: SMMU_AIDR (architecture revision: 0 v3.0, 1 v3.1, 2 v3.2)
  * @fw_coherent: the firmware's dma-coherent (DT) or _CCA / COHACC override
- * @page0_only: "cavium,cn9900-broken-page1-regspace"
- * @broken_prefetch: "hisilicon,broken-prefetch-cmd"
+ * @page0_only: page 1's registers are at page 0's offsets, in a 64K
+ *	region: "cavium,cn9900-broken-page1-regspace", or IORT model CN99xx
+ * @broken_prefetch: "hisilicon,broken-prefetch-cmd", or IORT model Hi161x
+ * @acpi: described by an IORT SMMUv3 node (its model says the two above),
+ *	not by device-tree properties
  * @refused: probe must refuse it (-ENXIO)
  */
 struct fpt_part {
@@ -38,6 +41,7 @@ struct fpt_part {
 	bool fw_coherent;
 	bool page0_only;
 	bool broken_prefetch;
+	bool acpi;
 	bool refused;
 };
 

@@ -23,9 +23,11 @@
  * revision) on top of the same typical values, and says so.
  */
 #include <kunit/test.h>
+#include <linux/acpi.h>
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/ioport.h>
+#include <linux/sizes.h>
 
 #include "fp_smmuv3_regs.h"
 
@@ -161,6 +163,42 @@ static const struct fpt_idr_case fpt_idr_cases[] = {
 		.ril = false, .asid_bits = 16,
 		.options = SMMUV3_OPT_PAGE0_REGS_ONLY,
 	}, {
+		/*
+		 * The same part on an ACPI server: IORT's SMMUv3 node says
+		 * model CN99xx, and the IORT code gives it a 64K region
+		 * (arm_smmu_v3_resource_size()).  Upstream maps the model to
+		 * ARM_SMMU_OPT_PAGE0_REGS_ONLY (acpi_smmu_iort_probe_model()).
+		 */
+		.part = {
+			.name = "Cavium CN99xx under ACPI (IORT model)",
+			.idr0 = FPT_IDR0_SERVER, .idr1 = FPT_IDR1_SERVER,
+			.idr5 = FPT_IDR5_SERVER, .fw_coherent = true,
+			.page0_only = true, .acpi = true,
+		},
+		.ril = false, .asid_bits = 16,
+		.options = SMMUV3_OPT_PAGE0_REGS_ONLY,
+	}, {
+		/* Hip08 under ACPI: IORT model Hi161x, skip prefetch. */
+		.part = {
+			.name = "HiSilicon Hip08 under ACPI (IORT model)",
+			.idr0 = FPT_IDR0_SERVER, .idr1 = FPT_IDR1_SERVER,
+			.idr5 = FPT_IDR5_SERVER, .fw_coherent = true,
+			.broken_prefetch = true, .acpi = true,
+		},
+		.ril = false, .asid_bits = 16,
+		.options = SMMUV3_OPT_SKIP_PREFETCH,
+	}, {
+		/* A generic IORT SMMUv3 node: no option. */
+		.part = {
+			.name = "Arm MMU-600 under ACPI (IORT model generic)",
+			.idr0 = FPT_IDR0_SERVER, .idr1 = FPT_IDR1_SERVER,
+			.idr5 = FPT_IDR5_SERVER, .aidr = 0x01,
+			.iidr = FPT_IIDR(IIDR_PRODUCTID_ARM_MMU_600, 0, 1,
+					 IIDR_IMPLEMENTER_ARM),
+			.fw_coherent = true, .acpi = true,
+		},
+		.ril = false, .asid_bits = 16,
+	}, {
 		/* IDR0.ASID16 clear: the architecture allows 8-bit ASIDs. */
 		.part = {
 			.name = "8-bit ASIDs",
@@ -291,10 +329,14 @@ static void part_probes_as_upstream(struct kunit *test)
 	const struct fpt_idr_case *c = test->param_value;
 	struct fpt_regs *f = fpt_regs_new(test, &c->part);
 	struct smmuv3_device *smmu = &f->smmu;
+	/* The region firmware gives: the IORT code's size, or a DT's reg. */
+	struct resource res = DEFINE_RES_MEM(0x2b400000, c->part.page0_only ?
+					     SZ_64K : SZ_128K);
 	u64 cmd[CMD_DWORDS];
 	unsigned int i;
 	int ret;
 
+	KUNIT_ASSERT_EQ(test, smmuv3_check_region(smmu, &res), 0);
 	ret = smmuv3_hw_probe(smmu);
 	if (c->part.refused) {
 		KUNIT_EXPECT_EQ(test, ret, -ENXIO);
@@ -427,6 +469,29 @@ static void service_failure_disables_smmu(struct kunit *test)
 }
 
 /*
+ * An IORT SMMUv3 node's model gives the options upstream's
+ * acpi_smmu_iort_probe_model() gives, and a model it does not know none.
+ */
+static void iort_model_gives_upstream_options(struct kunit *test)
+{
+	static const struct {
+		u32 model, options;
+	} models[] = {
+		{ ACPI_IORT_SMMU_V3_GENERIC, 0 },
+		{ ACPI_IORT_SMMU_V3_HISILICON_HI161X, SMMUV3_OPT_SKIP_PREFETCH },
+		{ ACPI_IORT_SMMU_V3_CAVIUM_CN99XX, SMMUV3_OPT_PAGE0_REGS_ONLY },
+		{ 3, 0 },
+		{ U32_MAX, 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(models); i++)
+		KUNIT_EXPECT_EQ_MSG(test, smmuv3_iort_options(models[i].model),
+				    models[i].options, "IORT model %u",
+				    models[i].model);
+}
+
+/*
  * The MMIO region must hold both register pages, or page 0 alone on a
  * part whose page 1 is folded onto it.
  */
@@ -482,6 +547,7 @@ static struct kunit_case fpt_idr_test_cases[] = {
 	KUNIT_CASE(failed_enable_leaves_smmu_disabled),
 	KUNIT_CASE(service_failure_disables_smmu),
 	KUNIT_CASE(mmio_region_size_checked),
+	KUNIT_CASE(iort_model_gives_upstream_options),
 	KUNIT_CASE(mark_asids_never_alias_domains),
 	{}
 };

@@ -12,9 +12,11 @@
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
+#include <linux/acpi.h>
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/iopoll.h>
+#include <linux/of.h>
 #include <linux/property.h>
 
 #include "smmuv3_dev.h"
@@ -159,27 +161,79 @@ int smmuv3_device_disable(struct smmuv3_device *smmu)
 	return ret ?: ret2;
 }
 
+/*
+ * Upstream's options, and how firmware gives each: a device-tree property
+ * (arm_smmu_options[]) or an IORT SMMUv3 node's model
+ * (acpi_smmu_iort_probe_model()).  One model, one option, as upstream.
+ */
+static const struct smmuv3_fw_option {
+	u32 opt;
+	const char *prop;
+	u32 iort_model;
+} smmuv3_fw_options[] = {
+	/* Cavium CN99xx: page 1's registers are at page 0's offsets. */
+	{ SMMUV3_OPT_PAGE0_REGS_ONLY, "cavium,cn9900-broken-page1-regspace",
+	  ACPI_IORT_SMMU_V3_CAVIUM_CN99XX },
+	/*
+	 * HiSilicon Hi161x (Hip06, Hip07, Hip08): CMD_PREFETCH_* are broken;
+	 * this driver never issues them, so the option is only recorded.
+	 */
+	{ SMMUV3_OPT_SKIP_PREFETCH, "hisilicon,broken-prefetch-cmd",
+	  ACPI_IORT_SMMU_V3_HISILICON_HI161X },
+};
+
+/**
+ * smmuv3_iort_options() - the options an IORT SMMUv3 node's model implies
+ * @model: &struct acpi_iort_smmu_v3.model
+ *
+ * Return: SMMUV3_OPT_* (0 for a generic SMMUv3, or a model not known).
+ */
+u32 smmuv3_iort_options(u32 model)
+{
+	u32 opts = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(smmuv3_fw_options); i++)
+		if (smmuv3_fw_options[i].iort_model == model)
+			opts |= smmuv3_fw_options[i].opt;
+	return opts;
+}
+
+/*
+ * The IORT SMMUv3 node of a platform device the IORT code created: it
+ * gives the device a pointer to the node as platform data
+ * (iort_add_platform_device()).  A device-tree node never has one.
+ */
+static const struct acpi_iort_smmu_v3 *smmuv3_iort_node(struct device *dev)
+{
+	struct acpi_iort_node *const *node = dev_get_platdata(dev);
+
+	if (is_of_node(dev_fwnode(dev)) || !node || !*node ||
+	    (*node)->type != ACPI_IORT_NODE_SMMU_V3)
+		return NULL;
+	return (const struct acpi_iort_smmu_v3 *)(*node)->node_data;
+}
+
 /**
  * smmuv3_parse_options() - the firmware's word on errata of this part
  * @smmu: the SMMU, with @smmu->dev set
  *
- * The device-tree properties upstream's driver reads (parse_driver_options);
- * IORT gives the same as a model number, which the ACPI probe maps to
- * these options before the registers are mapped.
+ * Before the registers are mapped: CN99xx's region is one page.  Under
+ * ACPI from the IORT node's model, under a device tree from properties.
  */
 void smmuv3_parse_options(struct smmuv3_device *smmu)
 {
-	/* Page 1's registers are at page 0's offsets. */
-	if (device_property_read_bool(smmu->dev,
-				      "cavium,cn9900-broken-page1-regspace"))
-		smmu->options |= SMMUV3_OPT_PAGE0_REGS_ONLY;
-	/*
-	 * CMD_PREFETCH_* are broken; this driver never issues them, so the
-	 * option is only recorded.
-	 */
-	if (device_property_read_bool(smmu->dev,
-				      "hisilicon,broken-prefetch-cmd"))
-		smmu->options |= SMMUV3_OPT_SKIP_PREFETCH;
+	const struct acpi_iort_smmu_v3 *iort = smmuv3_iort_node(smmu->dev);
+	unsigned int i;
+
+	if (iort) {
+		smmu->options |= smmuv3_iort_options(iort->model);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(smmuv3_fw_options); i++)
+		if (device_property_read_bool(smmu->dev,
+					      smmuv3_fw_options[i].prop))
+			smmu->options |= smmuv3_fw_options[i].opt;
 }
 
 /**

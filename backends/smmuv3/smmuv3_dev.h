@@ -180,6 +180,7 @@ struct smmuv3_device *smmuv3_find_fwnode(struct fwnode_handle *fwnode);
 
 /* hw.c */
 u32 smmuv3_read(struct smmuv3_device *smmu, unsigned int off);
+u32 smmuv3_iort_options(u32 model);
 void smmuv3_parse_options(struct smmuv3_device *smmu);
 int smmuv3_check_region(struct smmuv3_device *smmu, const struct resource *res);
 int smmuv3_hw_probe(struct smmuv3_device *smmu);
