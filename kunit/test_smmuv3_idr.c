@@ -286,7 +286,7 @@ static struct fpt_regs *fpt_idr_up(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, smmuv3_hw_probe(&f->smmu), 0);
 	fpt_regs_init_queues(f);
 	KUNIT_ASSERT_EQ(test, smmuv3_device_reset(&f->smmu), 0);
-	KUNIT_ASSERT_EQ(test, smmuv3_device_enable(&f->smmu), 0);
+	KUNIT_ASSERT_EQ(test, smmuv3_device_enable(&f->smmu, true), 0);
 	return f;
 }
 
@@ -356,7 +356,7 @@ static void part_probes_as_upstream(struct kunit *test)
 
 	fpt_regs_init_queues(f);
 	KUNIT_ASSERT_EQ(test, smmuv3_device_reset(smmu), 0);
-	KUNIT_ASSERT_EQ(test, smmuv3_device_enable(smmu), 0);
+	KUNIT_ASSERT_EQ(test, smmuv3_device_enable(smmu, true), 0);
 	KUNIT_EXPECT_EQ(test, fpt_regs_get(f, SMMUV3_CR0ACK),
 			CR0_CMDQEN | CR0_EVTQEN | CR0_SMMUEN);
 	KUNIT_EXPECT_EQ(test, smmu->cmdq.force_sync_after, c->force_sync_after);
@@ -445,7 +445,7 @@ static void failed_enable_leaves_smmu_disabled(struct kunit *test)
 	fpt_regs_init_queues(f);
 	KUNIT_ASSERT_EQ(test, smmuv3_device_reset(&f->smmu), 0);
 	f->refuse_irq_ctrl = true;
-	KUNIT_EXPECT_EQ(test, smmuv3_device_enable(&f->smmu), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, smmuv3_device_enable(&f->smmu, true), -ETIMEDOUT);
 	KUNIT_EXPECT_EQ(test, fpt_regs_get(f, SMMUV3_CR0ACK), 0);
 	KUNIT_EXPECT_TRUE(test, fpt_regs_get(f, SMMUV3_GBPA) & GBPA_ABORT);
 }
@@ -489,6 +489,25 @@ static void iort_model_gives_upstream_options(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, smmuv3_iort_options(models[i].model),
 				    models[i].options, "IORT model %u",
 				    models[i].model);
+}
+
+/*
+ * A kdump kernel: translation on, global errors reported, the event queue
+ * and its interrupt off, as upstream leaves them.
+ */
+static void kdump_leaves_event_queue_off(struct kunit *test)
+{
+	struct fpt_regs *f = fpt_regs_new(test, &fpt_idr_mmu600);
+
+	KUNIT_ASSERT_EQ(test, smmuv3_hw_probe(&f->smmu), 0);
+	fpt_regs_init_queues(f);
+	KUNIT_ASSERT_EQ(test, smmuv3_device_reset(&f->smmu), 0);
+	KUNIT_ASSERT_EQ(test, smmuv3_device_enable(&f->smmu, false), 0);
+	KUNIT_EXPECT_EQ(test, fpt_regs_get(f, SMMUV3_CR0ACK),
+			CR0_CMDQEN | CR0_SMMUEN);
+	KUNIT_EXPECT_EQ(test, fpt_regs_get(f, SMMUV3_IRQ_CTRLACK),
+			IRQ_CTRL_GERROR_IRQEN);
+	KUNIT_EXPECT_TRUE(test, fpt_regs_get(f, SMMUV3_GBPA) & GBPA_ABORT);
 }
 
 /*
@@ -548,6 +567,7 @@ static struct kunit_case fpt_idr_test_cases[] = {
 	KUNIT_CASE(service_failure_disables_smmu),
 	KUNIT_CASE(mmio_region_size_checked),
 	KUNIT_CASE(iort_model_gives_upstream_options),
+	KUNIT_CASE(kdump_leaves_event_queue_off),
 	KUNIT_CASE(mark_asids_never_alias_domains),
 	{}
 };

@@ -13,6 +13,7 @@
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
+#include <linux/crash_dump.h>
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
@@ -303,7 +304,7 @@ static int smmuv3_probe(struct platform_device *pdev)
 	if (!ret)
 		ret = smmuv3_request_irqs(smmu, pdev);
 	if (!ret)
-		ret = smmuv3_device_enable(smmu);
+		ret = smmuv3_device_enable(smmu, !is_kdump_kernel());
 	if (ret) {
 		smmuv3_device_disable(smmu);
 		goto err_id;

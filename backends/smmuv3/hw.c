@@ -484,21 +484,33 @@ int smmuv3_device_reset(struct smmuv3_device *smmu)
 /**
  * smmuv3_device_enable() - interrupts on, then translation
  * @smmu: the SMMU, reset and its interrupt handlers requested
+ * @events: report translation faults through the event queue
+ *
+ * A kdump kernel passes @events false, as upstream leaves EVTQEN off in
+ * one: the crashed kernel's devices may still be doing DMA to addresses
+ * no domain of this kernel maps, and their faults would flood the event
+ * queue and its interrupt while the dump is taken.  Their streams abort
+ * all the same (every stream without a domain does), so nothing else
+ * changes; global errors are still reported.
  *
  * On failure the SMMU is left disabled.
  *
  * Return: 0, or -ETIMEDOUT.
  */
-int smmuv3_device_enable(struct smmuv3_device *smmu)
+int smmuv3_device_enable(struct smmuv3_device *smmu, bool events)
 {
-	const u32 irqs = IRQ_CTRL_EVTQ_IRQEN | IRQ_CTRL_GERROR_IRQEN;
+	u32 irqs = IRQ_CTRL_GERROR_IRQEN;
+	u32 cr0 = CR0_CMDQEN | CR0_SMMUEN;
 	int ret;
 
+	if (events) {
+		irqs |= IRQ_CTRL_EVTQ_IRQEN;
+		cr0 |= CR0_EVTQEN;
+	}
 	smmuv3_write(smmu, SMMUV3_IRQ_CTRL, irqs);
 	ret = smmuv3_poll(smmu, SMMUV3_IRQ_CTRLACK, U32_MAX, irqs);
 	if (!ret)
-		ret = smmuv3_write_cr0(smmu, CR0_CMDQEN | CR0_EVTQEN |
-					     CR0_SMMUEN);
+		ret = smmuv3_write_cr0(smmu, cr0);
 	if (ret)
 		smmuv3_device_disable(smmu);
 	return ret;
