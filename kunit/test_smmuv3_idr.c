@@ -26,6 +26,7 @@
 #include <linux/acpi.h>
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
+#include <linux/iommu.h>
 #include <linux/ioport.h>
 #include <linux/sizes.h>
 
@@ -510,6 +511,72 @@ static void kdump_leaves_event_queue_off(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, fpt_regs_get(f, SMMUV3_GBPA) & GBPA_ABORT);
 }
 
+/* The RMR test's part: two-level, 2^10 streams, 4 level-2 tables. */
+static const struct fpt_part fpt_idr_rmr_part = {
+	.name = "MMU-600, 2^10 streams",
+	.idr0 = FPT_IDR0_SERVER,
+	.idr1 = (FPT_IDR1_SERVER & ~IDR1_SIDSIZE) |
+		FIELD_PREP_CONST(IDR1_SIDSIZE, 10),
+	.idr5 = FPT_IDR5_SERVER, .aidr = 0x01,
+	.iidr = FPT_IIDR(IIDR_PRODUCTID_ARM_MMU_600, 0, 1,
+			 IIDR_IMPLEMENTER_ARM),
+	.fw_coherent = true, .acpi = true,
+};
+
+/* An RMR as iort_get_rmr_sids() lists it. */
+static void fpt_idr_add_rmr(struct kunit *test, struct list_head *rmrs,
+			    phys_addr_t start, size_t length, const u32 *sids,
+			    u32 n)
+{
+	struct iommu_iort_rmr_data *rmr = kunit_kzalloc(test, sizeof(*rmr),
+							GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rmr);
+	rmr->rr.start = start;
+	rmr->rr.length = length;
+	rmr->rr.type = IOMMU_RESV_DIRECT_RELAXABLE;
+	rmr->sids = sids;
+	rmr->num_sids = n;
+	list_add_tail(&rmr->rr.list, rmrs);
+}
+
+/*
+ * IORT RMRs: the streams they name bypass from the moment SMMUEN is set,
+ * in the two-level table the SMMU walks (level-2 tables made for them
+ * where there is DMA), their neighbours still abort, and a stream beyond
+ * the table is refused, not written past it.
+ */
+static void rmr_streams_bypass_when_enabled(struct kunit *test)
+{
+	static const u32 fb[] = { 0x10, 0x11 }, bmc[] = { 0x2a0, 0x400 };
+	static const u32 watch[] = { 0x10, 0x11, 0x2a0, 0x12, 0x110, 0x400 };
+	static const u8 want[] = { STE_0_CFG_BYPASS, STE_0_CFG_BYPASS,
+				   STE_0_CFG_BYPASS, STE_0_CFG_ABORT,
+				   STE_0_CFG_ABORT, FPT_STE_BEYOND };
+	struct fpt_regs *f = fpt_regs_new(test, &fpt_idr_rmr_part);
+	LIST_HEAD(rmrs);
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, smmuv3_hw_probe(&f->smmu), 0);
+	fpt_regs_init_queues(f);
+	KUNIT_ASSERT_NOT_NULL(test, f->smmu.strtab.base);
+	KUNIT_ASSERT_TRUE(test, f->smmu.strtab.two_level);
+	/* A stream of a device that probed: its level-2 table exists. */
+	KUNIT_ASSERT_EQ(test, smmuv3_strtab_prepare(&f->smmu, 0x110), 0);
+	fpt_regs_watch(f, watch, ARRAY_SIZE(watch));
+	fpt_idr_add_rmr(test, &rmrs, 0xc0000000, SZ_8M, fb, ARRAY_SIZE(fb));
+	fpt_idr_add_rmr(test, &rmrs, 0xfe000000, SZ_64K, bmc, ARRAY_SIZE(bmc));
+
+	KUNIT_ASSERT_EQ(test, smmuv3_device_reset(&f->smmu), 0);
+	smmuv3_rmr_bypass(&f->smmu, &rmrs);
+	KUNIT_ASSERT_EQ(test, smmuv3_device_enable(&f->smmu, true), 0);
+	for (i = 0; i < ARRAY_SIZE(watch); i++)
+		KUNIT_EXPECT_EQ_MSG(test, f->watch_cfg[i], want[i],
+				    "stream %#x when SMMUEN was set", watch[i]);
+	KUNIT_EXPECT_EQ(test, f->stray, 0);
+	KUNIT_EXPECT_EQ(test, f->bypass_disables, 0);
+}
+
 /*
  * The MMIO region must hold both register pages, or page 0 alone on a
  * part whose page 1 is folded onto it.
@@ -568,6 +635,7 @@ static struct kunit_case fpt_idr_test_cases[] = {
 	KUNIT_CASE(mmio_region_size_checked),
 	KUNIT_CASE(iort_model_gives_upstream_options),
 	KUNIT_CASE(kdump_leaves_event_queue_off),
+	KUNIT_CASE(rmr_streams_bypass_when_enabled),
 	KUNIT_CASE(mark_asids_never_alias_domains),
 	{}
 };

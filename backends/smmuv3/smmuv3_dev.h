@@ -191,6 +191,10 @@ int smmuv3_device_enable(struct smmuv3_device *smmu, bool events);
 int smmuv3_device_disable(struct smmuv3_device *smmu);
 irqreturn_t smmuv3_gerror_handler(int irq, void *dev);
 
+/* rmr.c */
+void smmuv3_rmr_bypass(struct smmuv3_device *smmu, struct list_head *rmrs);
+void smmuv3_rmr_install(struct smmuv3_device *smmu);
+
 /* domain.c */
 extern bool force_no_ril;
 struct smmuv3_domain *smmuv3_domain_new(void);
