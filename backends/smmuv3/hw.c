@@ -528,6 +528,17 @@ int smmuv3_device_enable(struct smmuv3_device *smmu, bool events)
  * (as upstream disables it).  Waits on its queue then time out, and the
  * devices behind it get aborts instead of untranslated access.
  *
+ * The disable waits for its acknowledgments here, in hard interrupt
+ * context, as upstream's arm_smmu_gerror_handler() does: up to
+ * SMMUV3_POLL_US for GBPA's pending update, its own, and CR0ACK.  Writing
+ * CR0 at once and checking CR0ACK from a workqueue would not be quicker
+ * to make the SMMU safe: SMMUEN may be cleared only once GBPA.ABORT has
+ * taken effect, or streams bypass translation in between, so that first
+ * wait stays; and until the worker ran, the failed SMMU would go on
+ * translating.  A register interface that works acknowledges in
+ * microseconds; one that does not costs the bound once, since the
+ * disable turns the SMMU's interrupts off.
+ *
  * Return: as smmuv3_gerror_irq().
  */
 irqreturn_t smmuv3_gerror_handler(int irq, void *dev)
