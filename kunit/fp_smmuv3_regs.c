@@ -5,6 +5,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/device.h>
+#include <linux/acpi.h>
 #include <linux/dma-map-ops.h>
 #include <linux/io.h>
 #include <linux/property.h>
@@ -93,9 +94,50 @@ static void fpt_regs_consume(struct fpt_regs *f)
 	fpt_regs_set(f, SMMUV3_CMDQ_CONS, cons);
 }
 
+static u64 fpt_regs_get64(struct fpt_regs *f, unsigned int off)
+{
+	return fpt_regs_get(f, off) | (u64)fpt_regs_get(f, off + 4) << 32;
+}
+
+/*
+ * @sid's STE, fetched as the SMMU fetches it (IHI 0070, 3.3.2): from the
+ * table STRTAB_BASE points at, linear or two-level as STRTAB_BASE_CFG
+ * says, a stream beyond LOG2SIZE or its level-2 table's span being no
+ * stream at all.  Returns its CONFIG, or FPT_STE_INVALID or _BEYOND.
+ */
+static u8 fpt_regs_fetch_ste(struct fpt_regs *f, u32 sid)
+{
+	u64 base = fpt_regs_get64(f, SMMUV3_STRTAB_BASE) & STRTAB_BASE_ADDR;
+	u32 cfg = fpt_regs_get(f, SMMUV3_STRTAB_BASE_CFG);
+	u32 split = FIELD_GET(STRTAB_BASE_CFG_SPLIT, cfg);
+	__le64 *ste = phys_to_virt(base);
+	u64 l1, ste0;
+	u32 span;
+
+	if (!base)
+		return FPT_STE_INVALID;
+	if (sid >= BIT_ULL(FIELD_GET(STRTAB_BASE_CFG_LOG2SIZE, cfg)))
+		return FPT_STE_BEYOND;
+	if (FIELD_GET(STRTAB_BASE_CFG_FMT, cfg) == STRTAB_BASE_CFG_FMT_2LVL) {
+		l1 = le64_to_cpu(READ_ONCE(ste[sid >> split]));
+		span = FIELD_GET(STRTAB_L1_DESC_SPAN, l1);
+		if (!span)
+			return FPT_STE_INVALID;
+		sid &= BIT(split) - 1;
+		if (sid >= BIT(span - 1))
+			return FPT_STE_BEYOND;
+		ste = phys_to_virt(l1 & STRTAB_L1_DESC_L2PTR);
+	}
+	ste0 = le64_to_cpu(READ_ONCE(ste[sid * STE_DWORDS]));
+	if (!(ste0 & STE_0_V))
+		return FPT_STE_INVALID;
+	return FIELD_GET(STE_0_CFG, ste0);
+}
+
 static void fpt_regs_write_cr0(struct fpt_regs *f, u32 val)
 {
 	u32 was = fpt_regs_get(f, SMMUV3_CR0ACK);
+	unsigned int i;
 
 	fpt_regs_set(f, SMMUV3_CR0, val);
 	if (val & f->refuse_cr0)
@@ -103,7 +145,25 @@ static void fpt_regs_write_cr0(struct fpt_regs *f, u32 val)
 	if ((was & CR0_SMMUEN) && !(val & CR0_SMMUEN) &&
 	    !(fpt_regs_get(f, SMMUV3_GBPA) & GBPA_ABORT))
 		f->bypass_disables++;
+	/* From here on any stream's transaction may fetch its STE. */
+	if (!(was & CR0_SMMUEN) && (val & CR0_SMMUEN))
+		for (i = 0; i < f->nwatch; i++)
+			f->watch_cfg[i] = fpt_regs_fetch_ste(f, f->watch[i]);
 	fpt_regs_set(f, SMMUV3_CR0ACK, val);
+}
+
+/**
+ * fpt_regs_watch() - fetch these streams' STEs when SMMUEN is set
+ * @f: the fake
+ * @sids: the streams
+ * @n: how many, at most FPT_REGS_WATCH
+ */
+void fpt_regs_watch(struct fpt_regs *f, const u32 *sids, unsigned int n)
+{
+	KUNIT_ASSERT_LE(f->test, n, FPT_REGS_WATCH);
+	memcpy(f->watch, sids, n * sizeof(*sids));
+	memset(f->watch_cfg, FPT_STE_UNSEEN, sizeof(f->watch_cfg));
+	f->nwatch = n;
 }
 
 static void fpt_regs_write(struct smmuv3_cmdq *cmdq, unsigned int off, u32 val)
@@ -168,6 +228,35 @@ bool fpt_regs_set_dma_coherent(struct device *dev, bool coherent)
 	return dev_is_dma_coherent(dev) == coherent;
 }
 
+/*
+ * What the IORT code gives the platform device of an SMMUv3 node: a
+ * pointer to the node as platform data (iort_add_platform_device()), the
+ * node's model saying which of upstream's options apply.
+ */
+static void fpt_regs_iort(struct kunit *test, struct device *dev,
+			  const struct fpt_part *part)
+{
+	struct acpi_iort_node *node;
+	struct acpi_iort_node **pdata;
+	struct acpi_iort_smmu_v3 *smmu;
+
+	node = kunit_kzalloc(test, sizeof(*node) + sizeof(*smmu), GFP_KERNEL);
+	pdata = kunit_kzalloc(test, sizeof(*pdata), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, node);
+	KUNIT_ASSERT_NOT_NULL(test, pdata);
+	node->type = ACPI_IORT_NODE_SMMU_V3;
+	node->length = sizeof(*node) + sizeof(*smmu);
+	node->revision = 5;
+	smmu = (struct acpi_iort_smmu_v3 *)node->node_data;
+	smmu->model = part->page0_only ? ACPI_IORT_SMMU_V3_CAVIUM_CN99XX :
+		      part->broken_prefetch ? ACPI_IORT_SMMU_V3_HISILICON_HI161X :
+		      ACPI_IORT_SMMU_V3_GENERIC;
+	if (part->fw_coherent)
+		smmu->flags |= ACPI_IORT_SMMU_V3_COHACC_OVERRIDE;
+	*pdata = node;
+	dev->platform_data = pdata;
+}
+
 /**
  * fpt_regs_new() - a fake SMMU with @part's registers and firmware
  * @test: the test, which owns everything
@@ -202,9 +291,11 @@ struct fpt_regs *fpt_regs_new(struct kunit *test, const struct fpt_part *part)
 	dev = kunit_device_register(test, name);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
 	dev->dma_mask = &dev->coherent_dma_mask;
-	if (part->page0_only)
+	if (part->acpi)
+		fpt_regs_iort(test, dev, part);
+	if (part->page0_only && !part->acpi)
 		props[n++] = PROPERTY_ENTRY_BOOL("cavium,cn9900-broken-page1-regspace");
-	if (part->broken_prefetch)
+	if (part->broken_prefetch && !part->acpi)
 		props[n++] = PROPERTY_ENTRY_BOOL("hisilicon,broken-prefetch-cmd");
 	if (n)
 		KUNIT_ASSERT_EQ(test, device_create_managed_software_node(dev, props, NULL), 0);
@@ -225,13 +316,68 @@ struct fpt_regs *fpt_regs_new(struct kunit *test, const struct fpt_part *part)
 	return f;
 }
 
+/* Streams a stream table in ordinary memory may have, at most. */
+#define FPT_REGS_NODMA_SID_BITS	12
+
+static __le64 *fpt_regs_stes(struct fpt_regs *f, unsigned int n)
+{
+	__le64 *stes = kunit_kcalloc(f->test, n, STE_DWORDS * sizeof(*stes),
+				     GFP_KERNEL);
+	u64 ste[STE_DWORDS];
+	unsigned int i, j;
+
+	KUNIT_ASSERT_NOT_NULL(f->test, stes);
+	smmuv3_ste_abort(ste);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < STE_DWORDS; j++)
+			stes[i * STE_DWORDS + j] = cpu_to_le64(ste[j]);
+	return stes;
+}
+
+/*
+ * Without DMA (UML) smmuv3_strtab_init() cannot allocate: the table it
+ * and smmuv3_strtab_prepare() of every stream would make, in ordinary
+ * memory, for a part with few streams (none for more).
+ */
+static void fpt_regs_init_strtab_nodma(struct fpt_regs *f)
+{
+	struct smmuv3_strtab *st = &f->smmu.strtab;
+	u32 idr0 = fpt_regs_get(f, SMMUV3_IDR0);
+	u32 sid_bits = FIELD_GET(IDR1_SIDSIZE, fpt_regs_get(f, SMMUV3_IDR1));
+	unsigned int i;
+
+	if (sid_bits > FPT_REGS_NODMA_SID_BITS)
+		return;
+	st->sid_bits = sid_bits;
+	if (FIELD_GET(IDR0_ST_LVL, idr0) != IDR0_ST_LVL_2LVL ||
+	    sid_bits <= SMMUV3_STRTAB_SPLIT) {
+		st->base = fpt_regs_stes(f, BIT(sid_bits));
+		st->dma = virt_to_phys(st->base);
+		return;
+	}
+	st->two_level = true;
+	i = BIT(sid_bits - SMMUV3_STRTAB_SPLIT);
+	st->base = kunit_kcalloc(f->test, i, sizeof(*st->base), GFP_KERNEL);
+	st->l2 = kunit_kcalloc(f->test, i, sizeof(*st->l2), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(f->test, st->base);
+	KUNIT_ASSERT_NOT_NULL(f->test, st->l2);
+	st->dma = virt_to_phys(st->base);
+	while (i--) {
+		st->l2[i] = fpt_regs_stes(f, BIT(SMMUV3_STRTAB_SPLIT));
+		st->base[i] = cpu_to_le64(FIELD_PREP(STRTAB_L1_DESC_SPAN,
+						     SMMUV3_STRTAB_SPLIT + 1) |
+					  virt_to_phys(st->l2[i]));
+	}
+}
+
 /**
  * fpt_regs_init_queues() - what probe allocates after the ID registers
  * @f: the fake, its SMMU probed
  *
- * The stream table as probe allocates it where there is DMA (not UML,
- * where the table is left empty); the queues in ordinary memory, whose
- * physical address the fake reads them at.
+ * The stream table as probe allocates it where there is DMA; without
+ * (UML) as it would be once every stream is prepared, for a part with at
+ * most 2^12 streams (none for more).  The queues in ordinary memory,
+ * whose physical address the fake reads them at.
  */
 void fpt_regs_init_queues(struct fpt_regs *f)
 {
@@ -246,6 +392,8 @@ void fpt_regs_init_queues(struct fpt_regs *f)
 						   fpt_regs_get(f, SMMUV3_IDR0),
 						   fpt_regs_get(f, SMMUV3_IDR1)),
 				0);
+	else
+		fpt_regs_init_strtab_nodma(f);
 	smmuv3_cmdq_init_ring(&smmu->cmdq, smmu->dev, smmu->base, ring,
 			      virt_to_phys(ring), SMMUV3_CMDQ_SHIFT);
 	smmu->cmdq.impl = &fpt_regs_impl;

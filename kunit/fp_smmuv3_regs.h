@@ -9,7 +9,9 @@
  * points at, while CR0ACK.CMDQEN is set.  It checks as it goes: accesses
  * outside the part's register pages, writes to ID registers, an SMMU
  * disabled while GBPA lets streams bypass, CMD_PREFETCH_* commands, and
- * the longest run of commands between two CMD_SYNCs.
+ * the longest run of commands between two CMD_SYNCs.  When SMMUEN is set,
+ * it fetches the STEs of the streams a test watches, walking the stream
+ * table from STRTAB_BASE and STRTAB_BASE_CFG as the SMMU would.
  */
 #ifndef _FP_SMMUV3_REGS_H
 #define _FP_SMMUV3_REGS_H
@@ -28,8 +30,11 @@
  * @iidr: SMMU_IIDR
  * @aidr: SMMU_AIDR (architecture revision: 0 v3.0, 1 v3.1, 2 v3.2)
  * @fw_coherent: the firmware's dma-coherent (DT) or _CCA / COHACC override
- * @page0_only: "cavium,cn9900-broken-page1-regspace"
- * @broken_prefetch: "hisilicon,broken-prefetch-cmd"
+ * @page0_only: page 1's registers are at page 0's offsets, in a 64K
+ *	region: "cavium,cn9900-broken-page1-regspace", or IORT model CN99xx
+ * @broken_prefetch: "hisilicon,broken-prefetch-cmd", or IORT model Hi161x
+ * @acpi: described by an IORT SMMUv3 node (its model says the two above),
+ *	not by device-tree properties
  * @refused: probe must refuse it (-ENXIO)
  */
 struct fpt_part {
@@ -38,8 +43,15 @@ struct fpt_part {
 	bool fw_coherent;
 	bool page0_only;
 	bool broken_prefetch;
+	bool acpi;
 	bool refused;
 };
+
+/* What the SMMU found for a watched stream, besides an STE's CONFIG. */
+#define FPT_STE_UNSEEN		0xff	/* SMMUEN never set */
+#define FPT_STE_INVALID		0xfe	/* V=0, or no level-2 table */
+#define FPT_STE_BEYOND		0xfd	/* outside the stream table */
+#define FPT_REGS_WATCH		8
 
 /**
  * struct fpt_regs - the fake
@@ -58,6 +70,9 @@ struct fpt_part {
  * @prefetch: CMD_PREFETCH_* consumed
  * @run: commands since the last CMD_SYNC
  * @max_run: the longest such run seen
+ * @watch: streams whose STE is fetched when SMMUEN is set
+ * @nwatch: how many
+ * @watch_cfg: what each was then: its STE's CONFIG, or FPT_STE_*
  */
 struct fpt_regs {
 	struct smmuv3_device smmu;
@@ -68,10 +83,14 @@ struct fpt_regs {
 	bool refuse_irq_ctrl;
 	unsigned int stray, bypass_disables, gbpa_ignored;
 	unsigned long consumed, syncs, prefetch, run, max_run;
+	u32 watch[FPT_REGS_WATCH];
+	unsigned int nwatch;
+	u8 watch_cfg[FPT_REGS_WATCH];
 };
 
 struct fpt_regs *fpt_regs_new(struct kunit *test, const struct fpt_part *part);
 void fpt_regs_init_queues(struct fpt_regs *f);
+void fpt_regs_watch(struct fpt_regs *f, const u32 *sids, unsigned int n);
 u32 fpt_regs_get(struct fpt_regs *f, unsigned int off);
 void fpt_regs_set(struct fpt_regs *f, unsigned int off, u32 val);
 bool fpt_regs_set_dma_coherent(struct device *dev, bool coherent);

@@ -23,9 +23,12 @@
  * revision) on top of the same typical values, and says so.
  */
 #include <kunit/test.h>
+#include <linux/acpi.h>
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
+#include <linux/iommu.h>
 #include <linux/ioport.h>
+#include <linux/sizes.h>
 
 #include "fp_smmuv3_regs.h"
 
@@ -161,6 +164,42 @@ static const struct fpt_idr_case fpt_idr_cases[] = {
 		.ril = false, .asid_bits = 16,
 		.options = SMMUV3_OPT_PAGE0_REGS_ONLY,
 	}, {
+		/*
+		 * The same part on an ACPI server: IORT's SMMUv3 node says
+		 * model CN99xx, and the IORT code gives it a 64K region
+		 * (arm_smmu_v3_resource_size()).  Upstream maps the model to
+		 * ARM_SMMU_OPT_PAGE0_REGS_ONLY (acpi_smmu_iort_probe_model()).
+		 */
+		.part = {
+			.name = "Cavium CN99xx under ACPI (IORT model)",
+			.idr0 = FPT_IDR0_SERVER, .idr1 = FPT_IDR1_SERVER,
+			.idr5 = FPT_IDR5_SERVER, .fw_coherent = true,
+			.page0_only = true, .acpi = true,
+		},
+		.ril = false, .asid_bits = 16,
+		.options = SMMUV3_OPT_PAGE0_REGS_ONLY,
+	}, {
+		/* Hip08 under ACPI: IORT model Hi161x, skip prefetch. */
+		.part = {
+			.name = "HiSilicon Hip08 under ACPI (IORT model)",
+			.idr0 = FPT_IDR0_SERVER, .idr1 = FPT_IDR1_SERVER,
+			.idr5 = FPT_IDR5_SERVER, .fw_coherent = true,
+			.broken_prefetch = true, .acpi = true,
+		},
+		.ril = false, .asid_bits = 16,
+		.options = SMMUV3_OPT_SKIP_PREFETCH,
+	}, {
+		/* A generic IORT SMMUv3 node: no option. */
+		.part = {
+			.name = "Arm MMU-600 under ACPI (IORT model generic)",
+			.idr0 = FPT_IDR0_SERVER, .idr1 = FPT_IDR1_SERVER,
+			.idr5 = FPT_IDR5_SERVER, .aidr = 0x01,
+			.iidr = FPT_IIDR(IIDR_PRODUCTID_ARM_MMU_600, 0, 1,
+					 IIDR_IMPLEMENTER_ARM),
+			.fw_coherent = true, .acpi = true,
+		},
+		.ril = false, .asid_bits = 16,
+	}, {
 		/* IDR0.ASID16 clear: the architecture allows 8-bit ASIDs. */
 		.part = {
 			.name = "8-bit ASIDs",
@@ -248,7 +287,7 @@ static struct fpt_regs *fpt_idr_up(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, smmuv3_hw_probe(&f->smmu), 0);
 	fpt_regs_init_queues(f);
 	KUNIT_ASSERT_EQ(test, smmuv3_device_reset(&f->smmu), 0);
-	KUNIT_ASSERT_EQ(test, smmuv3_device_enable(&f->smmu), 0);
+	KUNIT_ASSERT_EQ(test, smmuv3_device_enable(&f->smmu, true), 0);
 	return f;
 }
 
@@ -291,10 +330,14 @@ static void part_probes_as_upstream(struct kunit *test)
 	const struct fpt_idr_case *c = test->param_value;
 	struct fpt_regs *f = fpt_regs_new(test, &c->part);
 	struct smmuv3_device *smmu = &f->smmu;
+	/* The region firmware gives: the IORT code's size, or a DT's reg. */
+	struct resource res = DEFINE_RES_MEM(0x2b400000, c->part.page0_only ?
+					     SZ_64K : SZ_128K);
 	u64 cmd[CMD_DWORDS];
 	unsigned int i;
 	int ret;
 
+	KUNIT_ASSERT_EQ(test, smmuv3_check_region(smmu, &res), 0);
 	ret = smmuv3_hw_probe(smmu);
 	if (c->part.refused) {
 		KUNIT_EXPECT_EQ(test, ret, -ENXIO);
@@ -314,7 +357,7 @@ static void part_probes_as_upstream(struct kunit *test)
 
 	fpt_regs_init_queues(f);
 	KUNIT_ASSERT_EQ(test, smmuv3_device_reset(smmu), 0);
-	KUNIT_ASSERT_EQ(test, smmuv3_device_enable(smmu), 0);
+	KUNIT_ASSERT_EQ(test, smmuv3_device_enable(smmu, true), 0);
 	KUNIT_EXPECT_EQ(test, fpt_regs_get(f, SMMUV3_CR0ACK),
 			CR0_CMDQEN | CR0_EVTQEN | CR0_SMMUEN);
 	KUNIT_EXPECT_EQ(test, smmu->cmdq.force_sync_after, c->force_sync_after);
@@ -403,7 +446,7 @@ static void failed_enable_leaves_smmu_disabled(struct kunit *test)
 	fpt_regs_init_queues(f);
 	KUNIT_ASSERT_EQ(test, smmuv3_device_reset(&f->smmu), 0);
 	f->refuse_irq_ctrl = true;
-	KUNIT_EXPECT_EQ(test, smmuv3_device_enable(&f->smmu), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, smmuv3_device_enable(&f->smmu, true), -ETIMEDOUT);
 	KUNIT_EXPECT_EQ(test, fpt_regs_get(f, SMMUV3_CR0ACK), 0);
 	KUNIT_EXPECT_TRUE(test, fpt_regs_get(f, SMMUV3_GBPA) & GBPA_ABORT);
 }
@@ -424,6 +467,114 @@ static void service_failure_disables_smmu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->bypass_disables, 0);
 	KUNIT_EXPECT_EQ(test, fpt_regs_get(f, SMMUV3_GERROR),
 			fpt_regs_get(f, SMMUV3_GERRORN));
+}
+
+/*
+ * An IORT SMMUv3 node's model gives the options upstream's
+ * acpi_smmu_iort_probe_model() gives, and a model it does not know none.
+ */
+static void iort_model_gives_upstream_options(struct kunit *test)
+{
+	static const struct {
+		u32 model, options;
+	} models[] = {
+		{ ACPI_IORT_SMMU_V3_GENERIC, 0 },
+		{ ACPI_IORT_SMMU_V3_HISILICON_HI161X, SMMUV3_OPT_SKIP_PREFETCH },
+		{ ACPI_IORT_SMMU_V3_CAVIUM_CN99XX, SMMUV3_OPT_PAGE0_REGS_ONLY },
+		{ 3, 0 },
+		{ U32_MAX, 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(models); i++)
+		KUNIT_EXPECT_EQ_MSG(test, smmuv3_iort_options(models[i].model),
+				    models[i].options, "IORT model %u",
+				    models[i].model);
+}
+
+/*
+ * A kdump kernel: translation on, global errors reported, the event queue
+ * and its interrupt off, as upstream leaves them.
+ */
+static void kdump_leaves_event_queue_off(struct kunit *test)
+{
+	struct fpt_regs *f = fpt_regs_new(test, &fpt_idr_mmu600);
+
+	KUNIT_ASSERT_EQ(test, smmuv3_hw_probe(&f->smmu), 0);
+	fpt_regs_init_queues(f);
+	KUNIT_ASSERT_EQ(test, smmuv3_device_reset(&f->smmu), 0);
+	KUNIT_ASSERT_EQ(test, smmuv3_device_enable(&f->smmu, false), 0);
+	KUNIT_EXPECT_EQ(test, fpt_regs_get(f, SMMUV3_CR0ACK),
+			CR0_CMDQEN | CR0_SMMUEN);
+	KUNIT_EXPECT_EQ(test, fpt_regs_get(f, SMMUV3_IRQ_CTRLACK),
+			IRQ_CTRL_GERROR_IRQEN);
+	KUNIT_EXPECT_TRUE(test, fpt_regs_get(f, SMMUV3_GBPA) & GBPA_ABORT);
+}
+
+/* The RMR test's part: two-level, 2^10 streams, 4 level-2 tables. */
+static const struct fpt_part fpt_idr_rmr_part = {
+	.name = "MMU-600, 2^10 streams",
+	.idr0 = FPT_IDR0_SERVER,
+	.idr1 = (FPT_IDR1_SERVER & ~IDR1_SIDSIZE) |
+		FIELD_PREP_CONST(IDR1_SIDSIZE, 10),
+	.idr5 = FPT_IDR5_SERVER, .aidr = 0x01,
+	.iidr = FPT_IIDR(IIDR_PRODUCTID_ARM_MMU_600, 0, 1,
+			 IIDR_IMPLEMENTER_ARM),
+	.fw_coherent = true, .acpi = true,
+};
+
+/* An RMR as iort_get_rmr_sids() lists it. */
+static void fpt_idr_add_rmr(struct kunit *test, struct list_head *rmrs,
+			    phys_addr_t start, size_t length, const u32 *sids,
+			    u32 n)
+{
+	struct iommu_iort_rmr_data *rmr = kunit_kzalloc(test, sizeof(*rmr),
+							GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rmr);
+	rmr->rr.start = start;
+	rmr->rr.length = length;
+	rmr->rr.type = IOMMU_RESV_DIRECT_RELAXABLE;
+	rmr->sids = sids;
+	rmr->num_sids = n;
+	list_add_tail(&rmr->rr.list, rmrs);
+}
+
+/*
+ * IORT RMRs: the streams they name bypass from the moment SMMUEN is set,
+ * in the two-level table the SMMU walks (level-2 tables made for them
+ * where there is DMA), their neighbours still abort, and a stream beyond
+ * the table is refused, not written past it.
+ */
+static void rmr_streams_bypass_when_enabled(struct kunit *test)
+{
+	static const u32 fb[] = { 0x10, 0x11 }, bmc[] = { 0x2a0, 0x400 };
+	static const u32 watch[] = { 0x10, 0x11, 0x2a0, 0x12, 0x110, 0x400 };
+	static const u8 want[] = { STE_0_CFG_BYPASS, STE_0_CFG_BYPASS,
+				   STE_0_CFG_BYPASS, STE_0_CFG_ABORT,
+				   STE_0_CFG_ABORT, FPT_STE_BEYOND };
+	struct fpt_regs *f = fpt_regs_new(test, &fpt_idr_rmr_part);
+	LIST_HEAD(rmrs);
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, smmuv3_hw_probe(&f->smmu), 0);
+	fpt_regs_init_queues(f);
+	KUNIT_ASSERT_NOT_NULL(test, f->smmu.strtab.base);
+	KUNIT_ASSERT_TRUE(test, f->smmu.strtab.two_level);
+	/* A stream of a device that probed: its level-2 table exists. */
+	KUNIT_ASSERT_EQ(test, smmuv3_strtab_prepare(&f->smmu, 0x110), 0);
+	fpt_regs_watch(f, watch, ARRAY_SIZE(watch));
+	fpt_idr_add_rmr(test, &rmrs, 0xc0000000, SZ_8M, fb, ARRAY_SIZE(fb));
+	fpt_idr_add_rmr(test, &rmrs, 0xfe000000, SZ_64K, bmc, ARRAY_SIZE(bmc));
+
+	KUNIT_ASSERT_EQ(test, smmuv3_device_reset(&f->smmu), 0);
+	smmuv3_rmr_bypass(&f->smmu, &rmrs);
+	KUNIT_ASSERT_EQ(test, smmuv3_device_enable(&f->smmu, true), 0);
+	for (i = 0; i < ARRAY_SIZE(watch); i++)
+		KUNIT_EXPECT_EQ_MSG(test, f->watch_cfg[i], want[i],
+				    "stream %#x when SMMUEN was set", watch[i]);
+	KUNIT_EXPECT_EQ(test, f->stray, 0);
+	KUNIT_EXPECT_EQ(test, f->bypass_disables, 0);
 }
 
 /*
@@ -482,6 +633,9 @@ static struct kunit_case fpt_idr_test_cases[] = {
 	KUNIT_CASE(failed_enable_leaves_smmu_disabled),
 	KUNIT_CASE(service_failure_disables_smmu),
 	KUNIT_CASE(mmio_region_size_checked),
+	KUNIT_CASE(iort_model_gives_upstream_options),
+	KUNIT_CASE(kdump_leaves_event_queue_off),
+	KUNIT_CASE(rmr_streams_bypass_when_enabled),
 	KUNIT_CASE(mark_asids_never_alias_domains),
 	{}
 };

@@ -3,7 +3,8 @@
  * The SMMUv3 platform driver for "arm,smmu-v3", for systems where the
  * in-tree arm-smmu-v3 driver is kept off (initcall_blacklist=
  * arm_smmu_driver_init).  Probe reads the ID registers, sets up the
- * command and event queues and the stream table (strtab.c), enables the
+ * command and event queues and the stream table (strtab.c), lets the
+ * streams of IORT's reserved memory ranges bypass (rmr.c), enables the
  * SMMU, and registers it with the IOMMU core last (iommu.c): from then on
  * every device behind it, DMA-API users included, translates through
  * domains whose invalidation goes through flushpol.
@@ -13,6 +14,7 @@
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
+#include <linux/crash_dump.h>
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
@@ -300,10 +302,12 @@ static int smmuv3_probe(struct platform_device *pdev)
 
 	/* Disabled on any failure, before devres frees queues and tables. */
 	ret = smmuv3_device_reset(smmu);
-	if (!ret)
+	if (!ret) {
+		smmuv3_rmr_install(smmu);
 		ret = smmuv3_request_irqs(smmu, pdev);
+	}
 	if (!ret)
-		ret = smmuv3_device_enable(smmu);
+		ret = smmuv3_device_enable(smmu, !is_kdump_kernel());
 	if (ret) {
 		smmuv3_device_disable(smmu);
 		goto err_id;

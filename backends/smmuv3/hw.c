@@ -12,9 +12,11 @@
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
+#include <linux/acpi.h>
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/iopoll.h>
+#include <linux/of.h>
 #include <linux/property.h>
 
 #include "smmuv3_dev.h"
@@ -159,27 +161,79 @@ int smmuv3_device_disable(struct smmuv3_device *smmu)
 	return ret ?: ret2;
 }
 
+/*
+ * Upstream's options, and how firmware gives each: a device-tree property
+ * (arm_smmu_options[]) or an IORT SMMUv3 node's model
+ * (acpi_smmu_iort_probe_model()).  One model, one option, as upstream.
+ */
+static const struct smmuv3_fw_option {
+	u32 opt;
+	const char *prop;
+	u32 iort_model;
+} smmuv3_fw_options[] = {
+	/* Cavium CN99xx: page 1's registers are at page 0's offsets. */
+	{ SMMUV3_OPT_PAGE0_REGS_ONLY, "cavium,cn9900-broken-page1-regspace",
+	  ACPI_IORT_SMMU_V3_CAVIUM_CN99XX },
+	/*
+	 * HiSilicon Hi161x (Hip06, Hip07, Hip08): CMD_PREFETCH_* are broken;
+	 * this driver never issues them, so the option is only recorded.
+	 */
+	{ SMMUV3_OPT_SKIP_PREFETCH, "hisilicon,broken-prefetch-cmd",
+	  ACPI_IORT_SMMU_V3_HISILICON_HI161X },
+};
+
+/**
+ * smmuv3_iort_options() - the options an IORT SMMUv3 node's model implies
+ * @model: &struct acpi_iort_smmu_v3.model
+ *
+ * Return: SMMUV3_OPT_* (0 for a generic SMMUv3, or a model not known).
+ */
+u32 smmuv3_iort_options(u32 model)
+{
+	u32 opts = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(smmuv3_fw_options); i++)
+		if (smmuv3_fw_options[i].iort_model == model)
+			opts |= smmuv3_fw_options[i].opt;
+	return opts;
+}
+
+/*
+ * The IORT SMMUv3 node of a platform device the IORT code created: it
+ * gives the device a pointer to the node as platform data
+ * (iort_add_platform_device()).  A device-tree node never has one.
+ */
+static const struct acpi_iort_smmu_v3 *smmuv3_iort_node(struct device *dev)
+{
+	struct acpi_iort_node *const *node = dev_get_platdata(dev);
+
+	if (is_of_node(dev_fwnode(dev)) || !node || !*node ||
+	    (*node)->type != ACPI_IORT_NODE_SMMU_V3)
+		return NULL;
+	return (const struct acpi_iort_smmu_v3 *)(*node)->node_data;
+}
+
 /**
  * smmuv3_parse_options() - the firmware's word on errata of this part
  * @smmu: the SMMU, with @smmu->dev set
  *
- * The device-tree properties upstream's driver reads (parse_driver_options);
- * IORT gives the same as a model number, which the ACPI probe maps to
- * these options before the registers are mapped.
+ * Before the registers are mapped: CN99xx's region is one page.  Under
+ * ACPI from the IORT node's model, under a device tree from properties.
  */
 void smmuv3_parse_options(struct smmuv3_device *smmu)
 {
-	/* Page 1's registers are at page 0's offsets. */
-	if (device_property_read_bool(smmu->dev,
-				      "cavium,cn9900-broken-page1-regspace"))
-		smmu->options |= SMMUV3_OPT_PAGE0_REGS_ONLY;
-	/*
-	 * CMD_PREFETCH_* are broken; this driver never issues them, so the
-	 * option is only recorded.
-	 */
-	if (device_property_read_bool(smmu->dev,
-				      "hisilicon,broken-prefetch-cmd"))
-		smmu->options |= SMMUV3_OPT_SKIP_PREFETCH;
+	const struct acpi_iort_smmu_v3 *iort = smmuv3_iort_node(smmu->dev);
+	unsigned int i;
+
+	if (iort) {
+		smmu->options |= smmuv3_iort_options(iort->model);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(smmuv3_fw_options); i++)
+		if (device_property_read_bool(smmu->dev,
+					      smmuv3_fw_options[i].prop))
+			smmu->options |= smmuv3_fw_options[i].opt;
 }
 
 /**
@@ -430,21 +484,33 @@ int smmuv3_device_reset(struct smmuv3_device *smmu)
 /**
  * smmuv3_device_enable() - interrupts on, then translation
  * @smmu: the SMMU, reset and its interrupt handlers requested
+ * @events: report translation faults through the event queue
+ *
+ * A kdump kernel passes @events false, as upstream leaves EVTQEN off in
+ * one: the crashed kernel's devices may still be doing DMA to addresses
+ * no domain of this kernel maps, and their faults would flood the event
+ * queue and its interrupt while the dump is taken.  Their streams abort
+ * all the same (every stream without a domain does), so nothing else
+ * changes; global errors are still reported.
  *
  * On failure the SMMU is left disabled.
  *
  * Return: 0, or -ETIMEDOUT.
  */
-int smmuv3_device_enable(struct smmuv3_device *smmu)
+int smmuv3_device_enable(struct smmuv3_device *smmu, bool events)
 {
-	const u32 irqs = IRQ_CTRL_EVTQ_IRQEN | IRQ_CTRL_GERROR_IRQEN;
+	u32 irqs = IRQ_CTRL_GERROR_IRQEN;
+	u32 cr0 = CR0_CMDQEN | CR0_SMMUEN;
 	int ret;
 
+	if (events) {
+		irqs |= IRQ_CTRL_EVTQ_IRQEN;
+		cr0 |= CR0_EVTQEN;
+	}
 	smmuv3_write(smmu, SMMUV3_IRQ_CTRL, irqs);
 	ret = smmuv3_poll(smmu, SMMUV3_IRQ_CTRLACK, U32_MAX, irqs);
 	if (!ret)
-		ret = smmuv3_write_cr0(smmu, CR0_CMDQEN | CR0_EVTQEN |
-					     CR0_SMMUEN);
+		ret = smmuv3_write_cr0(smmu, cr0);
 	if (ret)
 		smmuv3_device_disable(smmu);
 	return ret;
@@ -461,6 +527,17 @@ int smmuv3_device_enable(struct smmuv3_device *smmu)
  * completes can be trusted, so it is disabled, aborting every stream
  * (as upstream disables it).  Waits on its queue then time out, and the
  * devices behind it get aborts instead of untranslated access.
+ *
+ * The disable waits for its acknowledgments here, in hard interrupt
+ * context, as upstream's arm_smmu_gerror_handler() does: up to
+ * SMMUV3_POLL_US for GBPA's pending update, its own, and CR0ACK.  Writing
+ * CR0 at once and checking CR0ACK from a workqueue would not be quicker
+ * to make the SMMU safe: SMMUEN may be cleared only once GBPA.ABORT has
+ * taken effect, or streams bypass translation in between, so that first
+ * wait stays; and until the worker ran, the failed SMMU would go on
+ * translating.  A register interface that works acknowledges in
+ * microseconds; one that does not costs the bound once, since the
+ * disable turns the SMMU's interrupts off.
  *
  * Return: as smmuv3_gerror_irq().
  */

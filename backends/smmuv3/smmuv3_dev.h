@@ -181,15 +181,20 @@ struct smmuv3_device *smmuv3_find_fwnode(struct fwnode_handle *fwnode);
 
 /* hw.c */
 u32 smmuv3_read(struct smmuv3_device *smmu, unsigned int off);
+u32 smmuv3_iort_options(u32 model);
 void smmuv3_parse_options(struct smmuv3_device *smmu);
 int smmuv3_check_region(struct smmuv3_device *smmu, const struct resource *res);
 int smmuv3_hw_probe(struct smmuv3_device *smmu);
 int smmuv3_mark_asid(const struct smmuv3_device *smmu, u32 n);
 u64 smmuv3_q_base(const struct smmuv3_queue *q);
 int smmuv3_device_reset(struct smmuv3_device *smmu);
-int smmuv3_device_enable(struct smmuv3_device *smmu);
+int smmuv3_device_enable(struct smmuv3_device *smmu, bool events);
 int smmuv3_device_disable(struct smmuv3_device *smmu);
 irqreturn_t smmuv3_gerror_handler(int irq, void *dev);
+
+/* rmr.c */
+void smmuv3_rmr_bypass(struct smmuv3_device *smmu, struct list_head *rmrs);
+void smmuv3_rmr_install(struct smmuv3_device *smmu);
 
 /* domain.c */
 extern bool force_no_ril;

@@ -7,7 +7,9 @@
  *
  * Streams no device of ours owns abort, as upstream's do by default
  * (disable_bypass): a device that probed before this driver loaded faults
- * instead of reaching memory unchecked.  drv.c names such devices.
+ * instead of reaching memory unchecked.  drv.c names such devices.  The
+ * exception, as upstream's: the streams of IORT's reserved memory ranges
+ * bypass until a device takes them (rmr.c).
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
