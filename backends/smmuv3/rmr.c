@@ -32,8 +32,8 @@
  * Each stream gets a level-2 table if it needs one and a bypass STE,
  * through the STE writer and the queue (CFGI_STE and CMD_SYNC): the SMMU
  * is not translating yet, but has been given the table.  A stream the
- * table cannot hold, or whose entry could not be written, is named and
- * left aborting, as upstream leaves it; the others still bypass.
+ * table cannot hold is named and left aborting, as upstream leaves it;
+ * the others still bypass.
  *
  * Context: process context.
  */
@@ -49,14 +49,15 @@ void smmuv3_rmr_bypass(struct smmuv3_device *smmu, struct list_head *rmrs)
 		rmr = container_of(rr, struct iommu_iort_rmr_data, rr);
 		for (i = 0; i < rmr->num_sids; i++) {
 			sid = rmr->sids[i];
-			if (smmuv3_strtab_prepare(smmu, sid) ||
-			    smmuv3_install_ste(smmu, &sid, 1, ste)) {
+			if (smmuv3_strtab_prepare(smmu, sid)) {
 				dev_err(smmu->dev, "RMR SID(0x%x) bypass failed\n",
 					sid);
 				continue;
 			}
-			dev_info(smmu->dev, "stream %#x bypasses: IORT RMR at %pa, %zu bytes\n",
-				 sid, &rr->start, rr->length);
+			/* A failed sync is the queue's to recover from. */
+			smmuv3_install_ste(smmu, &sid, 1, ste);
+			dev_dbg(smmu->dev, "stream %#x bypasses: IORT RMR at %pa, %zu bytes\n",
+				sid, &rr->start, rr->length);
 		}
 	}
 }
