@@ -204,6 +204,8 @@ static void fpt_v3_advance(struct fpt_v3_fake *f)
 {
 	unsigned int n;
 
+	if (f->delays < f->stall_until)
+		return;
 	for (n = 0; n < f->per_poll && !f->halted && !fpt_v3_wedged(f) &&
 	     f->cons != f->prod; n++) {
 		if (!fpt_v3_consume_one(f)) {
@@ -373,6 +375,20 @@ void fpt_v3_fake_wedge_after(struct fpt_v3_fake *f, unsigned int n)
 	raw_spin_lock_irqsave(&f->lock, flags);
 	f->wedge = true;
 	f->wedge_at = f->consumed_pos + n;
+	raw_spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/*
+ * The SMMU consumes nothing for the queue's next @steps back-off steps,
+ * then goes on as before: slow, not wedged (CMDQ_CONS has not been seen
+ * stopped for a whole bound).
+ */
+void fpt_v3_fake_stall(struct fpt_v3_fake *f, unsigned long steps)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&f->lock, flags);
+	f->stall_until = f->delays + steps;
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 

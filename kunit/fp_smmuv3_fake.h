@@ -81,6 +81,7 @@ struct fpt_v3_hooks {
  * @per_poll: commands consumed per CMDQ_CONS read; 0 wedges the SMMU
  * @wedge: the SMMU consumes nothing once @consumed_pos reaches...
  * @wedge_at: ...this position
+ * @stall_until: the SMMU consumes nothing until @delays reaches this
  * @refuse_op: refuse commands with this opcode (0: any TLBI)...
  * @refuse_n: ...this many of the next ones it reaches
  * @halted: refused a command, waits for GERRORN to acknowledge it
@@ -120,6 +121,7 @@ struct fpt_v3_fake {
 	unsigned int per_poll;
 	bool wedge;
 	u64 wedge_at;
+	unsigned long stall_until;
 	u8 refuse_op;
 	unsigned int refuse_n;
 	bool halted;
@@ -141,6 +143,7 @@ struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,
 				    unsigned int per_poll);
 void fpt_v3_fake_set(struct fpt_v3_fake *f, unsigned int per_poll);
 void fpt_v3_fake_wedge_after(struct fpt_v3_fake *f, unsigned int n);
+void fpt_v3_fake_stall(struct fpt_v3_fake *f, unsigned long steps);
 void fpt_v3_fake_run(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_refuse_tlbi(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_refuse(struct fpt_v3_fake *f, u8 op, unsigned int n);

@@ -438,6 +438,29 @@ static void timed_out_sync_recovered_in_order_leaves_no_refill(struct kunit *tes
 }
 
 /*
+ * Another CPU's sync timed out (a loss), and this CPU's sync completes
+ * only near the end of its bound: a slow SMMU, not a wedged one.  The
+ * recovery it then owes must wait within a bound of its own.  On what is
+ * left of the sync's, its second wait runs out at once: a working SMMU is
+ * marked wedged, the caller is told -ETIMEDOUT, and a final flush leaks
+ * the domain it could have freed.
+ */
+static void recovery_after_slow_sync_has_its_own_bound(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 1);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	cmdq->timeout_us = 100;
+	WRITE_ONCE(cmdq->nlost, 1);
+	fpt_v3_fake_stall(f, cmdq->timeout_us - 1);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, fpt_count_op(f, CMD_OP_CFGI_ALL), 1);
+	KUNIT_EXPECT_EQ(test, fpt_count_op(f, CMD_OP_TLBI_NSNH_ALL), 1);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, cmdq->nlost);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
+/*
  * MMU-700 erratum 2812531: with force_sync_after set, no more than that
  * many commands are consumed between two CMD_SYNCs, wherever the batches
  * split: the queue inserts the CMD_SYNCs, exactly one per 63 commands.
@@ -827,6 +850,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(threads_share_queue_each_sync_completes_own),
 	KUNIT_CASE(lost_cfgi_recovery_leaves_no_refill),
 	KUNIT_CASE(timed_out_sync_recovered_in_order_leaves_no_refill),
+	KUNIT_CASE(recovery_after_slow_sync_has_its_own_bound),
 	KUNIT_CASE(force_sync_after_bounds_commands_between_syncs),
 	KUNIT_CASE(smp_producers_lagging_consumer_see_what_was_written),
 	KUNIT_CASE(refused_at_timed_out_position_is_skipped),

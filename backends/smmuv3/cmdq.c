@@ -430,7 +430,7 @@ static int cmdq_recover(struct smmuv3_cmdq *cmdq,
  * (refused, or dropped) or a sync failed, and no completed recovery
  * covers it, the caller's own command may be the one missing or not yet
  * performed in order, and once we answer the caller frees pages or
- * tables: so everything is invalidated, in order, within the same bound,
+ * tables: so everything is invalidated, in order, within a second bound,
  * before we answer.
  *
  * After an error, the next sync to complete invalidates everything, in
@@ -453,6 +453,13 @@ int smmuv3_cmdq_sync(struct smmuv3_cmdq *cmdq)
 	dev_warn_ratelimited(cmdq->dev,
 			     "%llu commands lost or syncs failed so far: invalidating everything before answering\n",
 			     READ_ONCE(cmdq->nlost));
+	/*
+	 * A bound of its own: a sync that completed late in its bound (a
+	 * slow SMMU, just when other CPUs' syncs timed out) would otherwise
+	 * find the SMMU "wedged" at the recovery's first wait and fail a
+	 * caller whose commands did complete.
+	 */
+	b = (struct smmuv3_cmdq_budget){};
 	return cmdq_recover(cmdq, &b);
 }
 
