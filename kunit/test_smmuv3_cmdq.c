@@ -363,6 +363,25 @@ static void wedged_smmu_one_bound_per_unmap(struct kunit *test)
 }
 
 /*
+ * A device busy on stream @sid, its STE and CD cached and its TLB entries
+ * refilled through them (the TLBIs performed as consumed), then detached:
+ * the fake's STE cleared, the SMMU not yet told.
+ */
+static void fpt_detach_busy_stream(struct kunit *test, struct fpt_rig *rig,
+				   u32 sid)
+{
+	struct fpt_v3_fake *f = fpt_rig_fake;
+
+	rig->mc.busy = false;	/* the stream's traffic is the fake's */
+	f->eager = true;
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_64K, SZ_4K), 0);
+	fpt_v3_fake_stream(f, sid, &rig->mc, FPT_IOVA, SZ_64K);
+	fpm_access_range(&rig->mc, FPT_IOVA, SZ_64K);
+	KUNIT_ASSERT_GT(test, fpm_cached_entries(&rig->mc), 0);
+	fpt_v3_fake_ste(f, sid, NULL);
+}
+
+/*
  * A device detached while its CFGI_STE is refused.  Until a CFGI reaching
  * its stream has been consumed and a CMD_SYNC after it has completed, the
  * SMMU keeps using the cached STE and CD and the busy device refills the
@@ -378,14 +397,7 @@ static void lost_cfgi_recovery_leaves_no_refill(struct kunit *test)
 	u64 cmd[CMD_DWORDS];
 	u32 sid = 1;
 
-	rig->mc.busy = false;	/* the stream's traffic is the fake's */
-	f->eager = true;
-	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_64K, SZ_4K), 0);
-	fpt_v3_fake_stream(f, sid, &rig->mc, FPT_IOVA, SZ_64K);
-	fpm_access_range(&rig->mc, FPT_IOVA, SZ_64K);
-	KUNIT_ASSERT_GT(test, fpm_cached_entries(&rig->mc), 0);
-
-	fpt_v3_fake_ste(f, sid, NULL);
+	fpt_detach_busy_stream(test, rig, sid);
 	fpt_v3_fake_refuse(f, CMD_OP_CFGI_STE, 1);
 	smmuv3_cmd_cfgi_ste(cmd, sid);
 	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
@@ -414,14 +426,7 @@ static void timed_out_sync_recovered_in_order_leaves_no_refill(struct kunit *tes
 	u64 cmd[CMD_DWORDS];
 	u32 sid = 1;
 
-	rig->mc.busy = false;	/* the stream's traffic is the fake's */
-	f->eager = true;
-	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_64K, SZ_4K), 0);
-	fpt_v3_fake_stream(f, sid, &rig->mc, FPT_IOVA, SZ_64K);
-	fpm_access_range(&rig->mc, FPT_IOVA, SZ_64K);
-	KUNIT_ASSERT_GT(test, fpm_cached_entries(&rig->mc), 0);
-
-	fpt_v3_fake_ste(f, sid, NULL);
+	fpt_detach_busy_stream(test, rig, sid);
 	fpt_v3_fake_set(f, 0);
 	smmuv3_cmd_cfgi_ste(cmd, sid);
 	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
