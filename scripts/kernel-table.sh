@@ -32,8 +32,11 @@ print)
 	echo "| kernel | arch | passed in this run | date |"
 	echo "|---|---|---|---|"
 	[ -f "$table" ] || exit 0
-	awk -F'\t' '{ k = $1 "\t" $2; if (!(k in w)) o[n++] = k;
-		      w[k] = (k in w) ? w[k] "; " $3 : $3; d[k] = $4 }
+	# The row's first pass is kept apart: awk may create w[k] before it
+	# tests (k in w) on the right of its own assignment.
+	awk -F'\t' '{ k = $1 "\t" $2
+		      if (k in w) { w[k] = w[k] "; " $3 } else { o[n++] = k; w[k] = $3 }
+		      d[k] = $4 }
 		    END { for (i = 0; i < n; i++) { split(o[i], p, "\t");
 			  printf "| %s | %s | %s | %s |\n", p[1], p[2], w[o[i]], d[o[i]] } }' \
 		"$table"
