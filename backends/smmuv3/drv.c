@@ -165,11 +165,6 @@ static int smmuv3_request_irqs(struct smmuv3_device *smmu,
 }
 
 /*
- * Page 0 and page 1, each only as far as the architected registers go
- * (the rest may be a PMCG's, which its PMU driver claims), or page 0
- * alone where page 1's registers are folded onto it.
- */
-/*
  * One page of the SMMU's registers, as far as the architected ones go.
  * DEFINE_RES_MEM() is a plain initializer up to 6.1 and a compound
  * literal later: used only as an initializer, it suits both.
@@ -182,6 +177,11 @@ static void __iomem *smmuv3_map_page(struct smmuv3_device *smmu,
 	return devm_ioremap_resource(smmu->dev, &page);
 }
 
+/*
+ * Page 0 and page 1, each only as far as the architected registers go
+ * (the rest may be a PMCG's, which its PMU driver claims), or page 0
+ * alone where page 1's registers are folded onto it.
+ */
 static int smmuv3_map_regs(struct smmuv3_device *smmu,
 			   struct platform_device *pdev)
 {
