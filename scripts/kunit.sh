@@ -172,17 +172,20 @@ if [ "${1:-}" = --kcsan ]; then
 		 flushpol_kcsan.skip_watch="$skip"
 		 flushpol_kcsan.udelay_task="$udelay"
 		 flushpol_kcsan.udelay_interrupt=$((udelay / 4))
-		 flushpol_kunit.stress_max_pages=512)
+		 flushpol_kunit.stress_max_pages=512
+		 flushpol_kunit.lifetime_writes=60)
 	if [ -n "$planted" ]; then
 		suites=(flushpol_stress)
 		cmdline+=("flushpol_kunit.stress_ops=${1:-${FP_KCSAN_PLANTED_OPS:-24}}"
 			  kunit.filter_glob=flushpol_stress)
 		init_args=()
 	else
+		# KUnit takes one glob: this one names these five suites
+		# and no other (checked below against what ran).
 		suites=(flushpol_stress flushpol_switch flushpol_lifetime
 			flushpol_estimate flushpol_smmuv3_cmdq)
 		cmdline+=("flushpol_kunit.stress_ops=${1:-${FP_KCSAN_STRESS_OPS:-60}}"
-			  "kunit.filter_glob=flushpol_[els][stwim]*[eshq]")
+			  "kunit.filter_glob=flushpol_[els][tswim]*[etiam][sctmd][sehq]")
 	fi
 	limit=$((3 * 3600))
 fi
@@ -298,7 +301,7 @@ tr -d '\r' < "$out/console.log" | sed -n '/FLUSHPOL-BEGIN/,$p' |
 # KASAN reports start "BUG: KASAN:", KCSAN's "BUG: KCSAN:" (a data race,
 # or an assertion); kmemleak's are read by /init.
 splat="WARNING:|BUG:|Oops|INFO: (possible|suspicious)|lockdep|UBSAN|KASAN"
-splat+="|KCSAN"
+splat+="|KCSAN:"
 splat+="|detected stalls?|soft lockup|blocked for more than|general protection"
 # Under --kcsan, KCSAN's reports are judged by scripts/kcsan-summary.sh
 # (flushpol's code or not); every other splat still fails here.
@@ -362,6 +365,12 @@ python3 "$src/tools/testing/kunit/kunit.py" parse "$out/ktap.log" |
 for s in "${suites[@]}"; do
 	grep -qE "^ *ok [0-9]+ $s\$" "$out/ktap.log" ||
 		{ log "FAIL: suite $s missing or not ok"; rc=1; }
+done
+# Under --kcsan, its glob must have run those suites and no other.
+for s in $([ -z "$kcsan" ] ||
+	   sed -nE 's/^ *(not )?ok [0-9]+ (flushpol_[a-z0-9_]+)$/\2/p' "$out/ktap.log"); do
+	[[ " ${suites[*]} " = *" $s "* ]] ||
+		{ log "FAIL: suite $s ran outside --kcsan's suites"; rc=1; }
 done
 grep -o 'fp-count: .*' "$out/ktap.log" > "$out/counts.txt" || true
 # flushpol_faults wedges syncs: the log must have held back most of them.
