@@ -10,7 +10,8 @@
 # A variant is a fragment kunit/arm64-VARIANT.config applied after
 # kunit/arm64.config (kcsan: KCSAN instead of KASAN), cached under its own
 # key.  Its "# flushpol-require:" lines name options that must stick, and
-# "# flushpol-norequire:" lines options of the base list it turns off.
+# "# flushpol-norequire:" lines options of the base list it turns off
+# (bench: no debug options, for make bench).
 #
 # Like scripts/uml-kernel.sh: cached under $FLUSHPOL_CACHE (default
 # /var/cache/flushpol), keyed by a hash of the fragments and of
@@ -81,6 +82,12 @@ required+=" $(sed -n 's/^# flushpol-require://p' "${frags[@]}" | tr '\n' ' ')"
 for opt in $required; do
 	grep -q "^CONFIG_$opt=y" "$out/.config" ||
 		{ log "CONFIG_$opt did not stick"; exit 1; }
+done
+# "# flushpol-off:" lines name options the variant must not have, which
+# another option could select back (the bench kernel's debug options).
+for opt in $(sed -n 's/^# flushpol-off://p' "${frags[@]}"); do
+	! grep -q "^CONFIG_$opt=y" "$out/.config" ||
+		{ log "CONFIG_$opt is on"; exit 1; }
 done
 
 "${kmake[@]}" -j"$(nproc)" Image modules modules_prepare >&2
