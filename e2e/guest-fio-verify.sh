@@ -18,6 +18,7 @@
 #                     of flushpol_edu: the run that must be caught)
 #   FP_VERIFY_SMMU    flushpol (default), or a label when another driver
 #                     (or none) drives the SMMU: nothing to switch then
+#   FP_SWITCH_PAUSE   seconds between two policy writes (default 0.002)
 #
 # Prints "fio-verify: errors=N faults=N ..." and fails unless both are 0;
 # with FP_VERIFY_POLICY set, prints "fio-verify: caught" and succeeds only
@@ -25,6 +26,8 @@
 set -eu
 
 secs=${FP_VERIFY_TIME:-20}
+# The switcher's pause between two writes, in seconds.
+FP_SWITCH_PAUSE=${FP_SWITCH_PAUSE:-0.002}
 hold=${FP_VERIFY_POLICY:-}
 smmu=${FP_VERIFY_SMMU:-flushpol}
 fail() { echo "fio-verify: FAIL: $*"; exit 1; }
@@ -54,7 +57,16 @@ if [ "$smmu" = flushpol ]; then
 		grep -q "\[$hold\]" "$ctx/policy" || fail "$hold not active"
 	else
 		(
+			# No fork per switch: under TCG a fork and exec of
+			# awk or usleep costs more than the switch itself.
+			# N comes from a linear congruential generator in
+			# shell arithmetic; the pause is read's timeout on a
+			# pipe nobody writes (busybox: fractions of a
+			# second).
 			n=0
+			r=1
+			mkfifo /tmp/never
+			exec 3<>/tmp/never
 			while :; do
 				for c in /sys/kernel/flushpol/contexts/*; do
 					# nonstrict is refused on a strict
@@ -62,14 +74,15 @@ if [ "$smmu" = flushpol ]; then
 					for p in va range asid threshold nonstrict; do
 						echo "$p" 2>/dev/null > "$c/policy" || continue
 						if [ "$p" = threshold ]; then
-							awk -v s="$n" 'BEGIN { srand(s); print int(rand() * 1024) + 1 }' \
-								> "$c/threshold" || true
+							r=$(( (r * 1103515245 + 12345) % 2147483648 ))
+							echo $(( r % 1024 + 1 )) > "$c/threshold" || true
 						fi
 						n=$((n + 1))
-						usleep 10000
+						echo "$n" > /tmp/switches
+						# shellcheck disable=SC3045 # busybox ash has read -t
+						read -r -t "$FP_SWITCH_PAUSE" _ <&3 || true
 					done
 				done
-				echo "$n" > /tmp/switches
 			done
 		) &
 		switcher=$!
@@ -95,7 +108,8 @@ wr=$(echo "$terse" | cut -d';' -f47)
 faults=$(dmesg | grep -cE 'event 0x[0-9a-f]+ (received|sid)|global error|F_TRANSLATION|F_PERM|F_ACCESS|F_ADDR_SIZE|F_BAD|C_BAD' || true)
 echo "fio-verify: smmu=$smmu policy=${hold:-switching} secs=$secs" \
      "written_kib=${wr:-0} verified_kib=${rd:-0} fio_rc=$rc fio_error=${ferr:-?}" \
-     "errors=$errors faults=$faults switches=$(cat /tmp/switches 2>/dev/null || echo 0)"
+     "errors=$errors faults=$faults switches=$(cat /tmp/switches 2>/dev/null || echo 0)" \
+     "switches_per_s=$(( $(cat /tmp/switches 2>/dev/null || echo 0) / secs ))"
 bad=$errors
 if [ "$smmu" = flushpol ] && [ -z "$hold" ] &&
    [ "$(cat /tmp/switches 2>/dev/null || echo 0)" -lt 1 ]; then

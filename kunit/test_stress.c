@@ -176,6 +176,7 @@ struct fpt_stress {
 static struct {
 	unsigned long ops, checks, pages, stale, changes, refused, mid, overlaps;
 	unsigned long policy_sets;
+	u64 ms;				/* the rounds' time */
 	unsigned long round_ops;	/* the last round's */
 	unsigned long freed_refs, stale_hits, timeouts, bad;
 	struct cpumask cpus;	/* where workers ran, over all rounds */
@@ -753,7 +754,7 @@ static void concurrent_unmaps_and_switches_lose_nothing(struct kunit *test)
 	long claimed;
 	struct task_struct *t[FPT_NR_THREADS + 3];
 	struct cpumask cpus;
-	u64 start;
+	u64 start, ms;
 	struct fpt_figures *f;
 	unsigned int i;
 
@@ -808,8 +809,8 @@ static void concurrent_unmaps_and_switches_lose_nothing(struct kunit *test)
 		hits += rig->mc.n.stale_hits;
 		timeouts += fp_context_stat(rig->ctx, FP_STAT_SYNC_TIMEOUTS);
 	}
-	fpt_print_round(test, s, round,
-			div_u64(ktime_get_ns() - start, NSEC_PER_MSEC));
+	ms = div_u64(ktime_get_ns() - start, NSEC_PER_MSEC);
+	fpt_print_round(test, s, round, ms);
 	/* On SMP the workers must really run side by side. */
 	cpumask_clear(&cpus);
 	for (i = 0; i < FPT_NR_THREADS; i++)
@@ -840,6 +841,7 @@ static void concurrent_unmaps_and_switches_lose_nothing(struct kunit *test)
 	fpt_totals.pages += atomic_long_read(&f->pages);
 	fpt_totals.stale += atomic_long_read(&f->stale) + stale;
 	fpt_totals.policy_sets += atomic_long_read(&f->policy_sets);
+	fpt_totals.ms += ms;
 	fpt_totals.changes += atomic_long_read(&f->policy_sets) +
 			      atomic_long_read(&f->threshold_sets);
 	fpt_totals.refused += atomic_long_read(&f->refused);
@@ -901,9 +903,17 @@ static int fpt_stress_init(struct kunit_suite *suite)
 	return 0;
 }
 
-/* The figures the README quotes, in one line. */
+/*
+ * The figures the README quotes, in one line.  The policy-write rate is
+ * the switcher's (about 1 ms asleep between two writes, the rest is the
+ * switch itself), for make bench's switch target.
+ */
 static void fpt_stress_exit(struct kunit_suite *suite)
 {
+	pr_info("fp-stress-total: policy-writes %lu in %llu ms: %llu per second\n",
+		fpt_totals.policy_sets, fpt_totals.ms,
+		div64_u64(fpt_totals.policy_sets * 1000ULL,
+			  fpt_totals.ms ?: 1));
 	pr_info("fp-stress-total: ops %lu checks %lu pages %lu stale %lu freed-table-refs %lu stale-hits %lu sync-timeouts %lu changes %lu refused %lu mid-unmap-changes %lu overlapping-unmaps %lu other-failures %lu seed %u\n",
 		fpt_totals.ops, fpt_totals.checks, fpt_totals.pages,
 		fpt_totals.stale, fpt_totals.freed_refs, fpt_totals.stale_hits,

@@ -136,17 +136,14 @@ fi
 # threads share a context, the estimator's and the command queue's.
 # KCSAN sees a race only when it happens to watch one of the two accesses
 # (a plain one) while the other is made: by default it watches one access
-# in 4,000 per CPU, for 80 us.  /init raises that for the suites alone
-# (flushpol_kcsan.* below; boot and the lifetime checks, sequential, keep
-# the defaults): one access in FP_KCSAN_SKIP_WATCH (default 50) watched
-# for FP_KCSAN_UDELAY us (default 200) in a task, a quarter of that in an
-# interrupt.  What that costs and catches: kunit/kcsan-filter.txt's header
-# and scripts/kcsan-summary.sh.  The stress runs at make check's arm64
-# size, unmaps of at most 2M (more unmaps, switches and device runs meet
-# per minute of TCG than at 4M), in rounds of 10 s.  One filter glob:
-# flushpol_[e]stimat[e], [l]ifetim[e], [s]tres[s], [s]witc[h] and
-# [s]mmuv3_cmd[q] (and smmuv2_oracle and smmuv3_ste, which it cannot
-# leave out).
+# in 4,000 per CPU, for 80 us.  flushpol_kunit's init raises that for the
+# suites alone (kunit/fp_kcsan.c; boot, the lifetime checks and the module
+# loads keep the defaults): one access in FP_KCSAN_SKIP_WATCH (default 50)
+# watched for FP_KCSAN_UDELAY us (default 200) in a task, a quarter of that
+# in an interrupt.  What that costs and catches: kunit/kcsan-filter.txt's
+# header and scripts/kcsan-summary.sh.  The stress runs at make check's
+# arm64 size, unmaps of at most 2M (more unmaps, switches and device runs
+# meet per minute of TCG than at 4M), in rounds of 10 s.
 kcsan=
 planted=
 if [ "${1:-}" = --kcsan ]; then
@@ -169,9 +166,9 @@ if [ "${1:-}" = --kcsan ]; then
 	# running three other QEMU guests and two kernel builds).
 	cmdline=(kcsan.early_enable=1 "${arm64_args[@]}" "${arm64_full[@]}"
 		 sysctl.kernel.hung_task_timeout_secs=600 watchdog_thresh=60
-		 flushpol_kcsan.skip_watch="$skip"
-		 flushpol_kcsan.udelay_task="$udelay"
-		 flushpol_kcsan.udelay_interrupt=$((udelay / 4))
+		 flushpol_kunit.kcsan_skip_watch="$skip"
+		 flushpol_kunit.kcsan_udelay_task="$udelay"
+		 flushpol_kunit.kcsan_udelay_interrupt=$((udelay / 4))
 		 flushpol_kunit.stress_max_pages=512
 		 flushpol_kunit.lifetime_writes=60)
 	if [ -n "$planted" ]; then

@@ -338,35 +338,6 @@ static void kcsan_filter(void)
 	printf("FLUSHPOL-KCSAN-FILTER %d functions\n", n);
 }
 
-/*
- * KCSAN's sampling, raised for the suites alone ("flushpol_kcsan.<param>=
- * <value>" on the command line, a parameter of KCSAN's own): boot and the
- * lifetime checks, which run nothing concurrently, keep KCSAN's defaults
- * and their speed.  Each value is read back into the log.
- */
-static void kcsan_density(void)
-{
-	char params[FP_PARAMS_MAX], path[128], val[32], *w, *end, *eq;
-
-	module_params("flushpol_kcsan", params);
-	for (w = params; *w; w = *end ? end + 1 : end) {
-		for (end = w; *end && *end != ' '; end++)
-			;
-		eq = strchr(w, '=');
-		if (!eq || eq > end || eq - w > 64 || end - eq > 20)
-			continue;
-		path[0] = '\0';
-		strlcat(path, "/sys/module/kcsan/parameters/", sizeof(path));
-		strncat(path, w, eq - w);
-		val[0] = '\0';
-		strncat(val, eq + 1, end - eq - 1);
-		if (write_str(path, val) || read_str(path, val, sizeof(val)) <= 0)
-			printf("FLUSHPOL-KCSAN-FAIL: %s\n", path);
-		else
-			printf("fp-kcsan: %s %s", path + 29, val);
-	}
-}
-
 /* KCSAN's counters and blacklist once the suites ran, for the summary. */
 static void kcsan_counters(void)
 {
@@ -498,7 +469,6 @@ int main(int argc, char **argv)
 		if (!strncmp(argv[i], "@lifetime:", 10) &&
 		    !lifetime_checks(atoi(argv[i] + 10)))
 			printf("FLUSHPOL-LIFETIME-OK\n");
-	kcsan_density();
 	/* UML appends root= and console= after ours: not module names. */
 	for (i = 1; i < argc; i++)
 		if (!strchr(argv[i], '=') && argv[i][0] != '@')
