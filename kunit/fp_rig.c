@@ -168,7 +168,7 @@ static void fpt_tlb_flush_walk(unsigned long iova, size_t size,
 {
 	struct fpt_rig *rig = to_rig(cookie);
 
-	rig->walks++;
+	atomic_long_inc(&rig->walks);
 	fpm_busy_tables(&rig->mc);
 	if (rig->hooks && rig->hooks->before_walk)
 		rig->hooks->before_walk(rig);
@@ -183,7 +183,7 @@ static void fpt_tlb_add_page(struct iommu_iotlb_gather *gather,
 {
 	struct fpt_rig *rig = to_rig(cookie);
 
-	rig->add_pages++;
+	atomic_long_inc(&rig->add_pages);
 	fpm_busy(&rig->mc, iova > FPT_LINE ? iova - FPT_LINE : 0,
 		 granule + 2 * FPT_LINE, 1);
 	if (rig->hooks && rig->hooks->before_add_page)

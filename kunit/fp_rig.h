@@ -84,7 +84,8 @@ struct fpt_rig {
 	/* What the model's clock charges a command and a sync; 0: seed's. */
 	unsigned int cmd_ns, sync_ns;
 	u64 pa_offset;
-	unsigned long walks, add_pages;
+	/* io-pgtable's calls; the stress suite unmaps from several threads. */
+	atomic_long_t walks, add_pages;
 	/*
 	 * Commands the backend got, how many inside an RCU read section, and
 	 * how many where sleeping would have gone unseen.

@@ -52,9 +52,9 @@ static void block_mapped_over_old_table_is_invalidated(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
 
 	/* The block replaces that table: a walk flush, from map. */
-	rig->walks = 0;
+	atomic_long_set(&rig->walks, 0);
 	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_2M, SZ_2M), 0);
-	KUNIT_EXPECT_EQ(test, rig->walks, 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&rig->walks), 1);
 	KUNIT_EXPECT_TRUE(test, fpm_access(&rig->mc, FPT_IOVA));
 
 	KUNIT_ASSERT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_2M, false), SZ_2M);

@@ -42,7 +42,7 @@ static void queued_unmap_waits_for_flush_all(struct kunit *test)
 	fp_context_reset_stats(ctx);
 
 	KUNIT_ASSERT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_64K, true), SZ_64K);
-	KUNIT_EXPECT_EQ(test, rig->add_pages, 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&rig->add_pages), 0);
 	KUNIT_EXPECT_EQ(test, rig->smmu->cmds, 0);
 	/* Lazy by design: the old translations are still cached here. */
 	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 16);
@@ -62,7 +62,7 @@ static void queued_unmap_still_flushes_walks(struct kunit *test)
 	fp_context_reset_stats(rig->ctx);
 
 	KUNIT_ASSERT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_4M, true), SZ_4M);
-	KUNIT_EXPECT_EQ(test, rig->walks, 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&rig->walks), 2);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_ASID), 2);
 	KUNIT_EXPECT_EQ(test, rig->mc.n.freed_refs, 0);
 	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);

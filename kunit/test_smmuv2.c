@@ -268,7 +268,8 @@ void fpt_v2_count_run(struct kunit *test, const struct fpt_v2_count_case *c,
 		   be->name, fpt_v2_active_policy(rig, policy, sizeof(policy)),
 		   c->policy ? "set" : "default", fp_context_threshold(ctx),
 		   c->size, c->pgsize,
-		   rig->walks, rig->add_pages, fake->n[FPT_V2_TLBIVA],
+		   atomic_long_read(&rig->walks),
+		   atomic_long_read(&rig->add_pages), fake->n[FPT_V2_TLBIVA],
 		   fake->n[FPT_V2_TLBIVAL], fake->n[FPT_V2_TLBIASID],
 		   fake->n[FPT_V2_TLBSYNC], fake->n[FPT_V2_STATUS_READS], writes,
 		   b_lost, fpm_stale_entries(&rig->mc));
@@ -363,7 +364,7 @@ static void fpt_v2_rewarm_after_walk(struct fpt_rig *rig)
 	const struct fpt_v2_fmt_case *c = rig->hook_data;
 	size_t table = c->granule == SZ_4K ? SZ_2M : SZ_512M;
 
-	if (rig->add_pages == 1)
+	if (atomic_long_read(&rig->add_pages) == 1)
 		fpm_access_range(&rig->mc, FPT_IOVA_A + table, 16 * c->granule);
 }
 

@@ -751,7 +751,7 @@ static void concurrent_unmaps_and_switches_lose_nothing(struct kunit *test)
 	unsigned long ops = min(stress_ops - fpt_totals.ops, stress_round_ops);
 	struct fpt_stress *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	unsigned long left, stale = 0, freed = 0, hits = 0, timeouts = 0;
-	long claimed;
+	long claimed, unclaimed;
 	struct task_struct *t[FPT_NR_THREADS + 3];
 	struct cpumask cpus;
 	u64 start, ms;
@@ -788,9 +788,14 @@ static void concurrent_unmaps_and_switches_lose_nothing(struct kunit *test)
 
 	left = wait_for_completion_timeout(&s->done, FPT_CASE_SECS * HZ);
 	if (!left) {
-		/* Too slow: finish the cycles in flight, then fail. */
-		atomic_long_set(&s->budget, 0);
+		/*
+		 * Too slow: finish the cycles in flight, then fail.  What
+		 * was left of the budget is what no worker claimed.
+		 */
+		unclaimed = atomic_long_xchg(&s->budget, 0);
 		wait_for_completion(&s->done);
+	} else {
+		unclaimed = atomic_long_read(&s->budget);
 	}
 	for (i = 0; i < ARRAY_SIZE(t); i++)
 		kthread_stop_put(t[i]);
@@ -798,7 +803,7 @@ static void concurrent_unmaps_and_switches_lose_nothing(struct kunit *test)
 			    "cycles in flight at the round's %u s end still ran at %d s",
 			    stress_round_secs, FPT_CASE_SECS);
 	/* Every cycle a worker took from the budget, and only those, ran. */
-	claimed = ops - max(atomic_long_read(&s->budget), 0L);
+	claimed = ops - max(unclaimed, 0L);
 
 	/* Quiet now: whole contexts must be clean. */
 	for (i = 0; i < FPT_NR_CTX; i++) {
@@ -910,10 +915,12 @@ static int fpt_stress_init(struct kunit_suite *suite)
  */
 static void fpt_stress_exit(struct kunit_suite *suite)
 {
-	pr_info("fp-stress-total: policy-writes %lu in %llu ms: %llu per second\n",
-		fpt_totals.policy_sets, fpt_totals.ms,
-		div64_u64(fpt_totals.policy_sets * 1000ULL,
-			  fpt_totals.ms ?: 1));
+	u64 centi = div64_u64(fpt_totals.policy_sets * 100000ULL,
+			      fpt_totals.ms ?: 1);
+
+	pr_info("fp-stress-total: policy-writes %lu in %llu ms: %llu.%02llu per second\n",
+		fpt_totals.policy_sets, fpt_totals.ms, centi / 100,
+		centi % 100);
 	pr_info("fp-stress-total: ops %lu checks %lu pages %lu stale %lu freed-table-refs %lu stale-hits %lu sync-timeouts %lu changes %lu refused %lu mid-unmap-changes %lu overlapping-unmaps %lu other-failures %lu seed %u\n",
 		fpt_totals.ops, fpt_totals.checks, fpt_totals.pages,
 		fpt_totals.stale, fpt_totals.freed_refs, fpt_totals.stale_hits,

@@ -58,12 +58,12 @@ static void fpt_maybe_switch(struct fpt_rig *rig, unsigned long seen,
 
 static void fpt_before_walk(struct fpt_rig *rig)
 {
-	fpt_maybe_switch(rig, rig->walks, true);
+	fpt_maybe_switch(rig, atomic_long_read(&rig->walks), true);
 }
 
 static void fpt_before_add_page(struct fpt_rig *rig)
 {
-	fpt_maybe_switch(rig, rig->add_pages, false);
+	fpt_maybe_switch(rig, atomic_long_read(&rig->add_pages), false);
 }
 
 static const struct fpt_hooks fpt_switch_hooks = {
@@ -91,7 +91,7 @@ static void switch_mid_unmap_loses_nothing(struct kunit *test)
 	rig->hooks = NULL;
 
 	/* The switch did happen mid-unmap... */
-	KUNIT_EXPECT_GE(test, c->at_walk ? rig->walks : rig->add_pages,
+	KUNIT_EXPECT_GE(test, atomic_long_read(c->at_walk ? &rig->walks : &rig->add_pages),
 			(unsigned long)c->nth);
 	/* ...and nothing was lost across it. */
 	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);

@@ -87,7 +87,7 @@ if [ -n "$reports" ]; then
 		else
 			where="upstream, not filtered"
 		fi
-		if grep -q 'fp_kcsan_planted_race' <<<"$title"; then
+		if grep -q 'fp_planted_race' <<<"$title"; then
 			planted_seen=$((planted_seen + n))
 		fi
 		say "  $n x $title: $where"
@@ -96,7 +96,7 @@ fi
 
 if [ -n "$planted" ]; then
 	if [ "$planted_seen" -gt 0 ]; then
-		say "PLANTED RACE REPORTED ($planted_seen reports in fp_kcsan_planted_race)"
+		say "PLANTED RACE REPORTED ($planted_seen reports in fp_planted_race)"
 		exit 0
 	fi
 	say "PLANTED RACE NOT REPORTED"
