@@ -842,6 +842,54 @@ static void refused_at_timed_out_position_is_skipped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
 }
 
+/* Stall the SMMU this many steps after the next command it consumes. */
+static unsigned long fpt_stall_after_one;
+
+static void fpt_stall_once(struct fpt_v3_fake *f, u64 pos, const u64 *cmd,
+			   bool refused)
+{
+	if (!fpt_stall_after_one)
+		return;
+	f->stall_until = f->delays + fpt_stall_after_one;
+	fpt_stall_after_one = 0;
+}
+
+static const struct fpt_v3_hooks fpt_stall_once_hooks = {
+	.consume = fpt_stall_once,
+};
+
+/*
+ * A slow SMMU, not a wedged one: a sync's wait for room takes all but the
+ * last step of its call's bound, the SMMU then pauses for 10 steps, and
+ * the CMD_SYNC times out with CMDQ_CONS still for one step.  That call
+ * has spent its bound.  But CMDQ_CONS was not still for a bound, so it
+ * must not be marked wedged: the next caller's sync waits for the SMMU
+ * and succeeds, instead of failing at once without waiting at all.
+ */
+static void slow_smmu_late_in_a_bound_is_not_marked_wedged(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 4, 1);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	unsigned long delays;
+
+	cmdq->timeout_us = 100;
+	fpt_cmdq_tlbi(f, BIT(cmdq->q.shift));
+	fpt_v3_fake_stall(f, cmdq->timeout_us - 1);
+	fpt_stall_after_one = 10;
+	f->hooks = &fpt_stall_once_hooks;
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, f->delays, cmdq->timeout_us);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, 1);
+
+	delays = f->delays;
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_GE(test, f->delays, delays + 9);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+	/* The timed-out sync was a loss, recovered from in order. */
+	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, cmdq->nlost);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -859,6 +907,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(force_sync_after_bounds_commands_between_syncs),
 	KUNIT_CASE(smp_producers_lagging_consumer_see_what_was_written),
 	KUNIT_CASE(refused_at_timed_out_position_is_skipped),
+	KUNIT_CASE(slow_smmu_late_in_a_bound_is_not_marked_wedged),
 	{}
 };
 

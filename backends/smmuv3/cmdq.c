@@ -16,8 +16,8 @@
  * every policy call is a non-blocking section), so this polls and never
  * sleeps, and its locks stay spinning locks on PREEMPT_RT.  The steps of
  * one call, submit or sync, add up to one bound: a wedged SMMU yields
- * -ETIMEDOUT, never a lockup, and once a wait has timed out every wait
- * fails at once until CMDQ_CONS moves.
+ * -ETIMEDOUT, never a lockup, and once a wait has seen CMDQ_CONS still for
+ * a whole bound every wait fails at once until it moves.
  *
  * Losing: a full queue never overwrites an unread command.  Only on a
  * wedged SMMU, past the bound, is a command dropped.  A command the SMMU
@@ -211,21 +211,28 @@ static void cmdq_publish(struct smmuv3_cmdq *cmdq)
  * Wait, with no lock, until the SMMU has consumed everything before
  * @target, skipping refused commands on the way: only when a poll saw no
  * progress are GERROR and GERRORN read.  Every iteration counts against
- * the call's budget, errors included.  A wait that timed out leaves
- * CMDQ_CONS marked: until it moves, every wait fails at once, so a wedged
- * SMMU costs one bound, not one per sync; but an SMMU that stopped there
- * on a refused command is not wedged, so the error is looked for first.
+ * the call's budget, errors included.  A wait that saw CMDQ_CONS still
+ * for a whole bound leaves it marked: until it moves, every wait fails at
+ * once, so a wedged SMMU costs one bound, not one per sync; but an SMMU
+ * that stopped there on a refused command is not wedged, so the error is
+ * looked for first.  A call whose bound ran out while CMDQ_CONS moved
+ * (a slow SMMU, a full queue waited for again and again) fails alone: it
+ * has not seen the SMMU wedged, and other CPUs' waits must not fail
+ * without waiting at all.
  */
 static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
 		     struct smmuv3_cmdq_budget *b)
 {
 	u64 cons, last = U64_MAX;
+	unsigned long moved = b->delays;
 	bool stuck;
 
 	for (;;) {
 		cons = cmdq_poll_cons(cmdq);
 		if (cons >= target)
 			return 0;
+		if (cons != last)
+			moved = b->delays;
 		stuck = READ_ONCE(cmdq->stuck) == cons + 1;
 		if ((cons == last || stuck) && cmdq_skip_error(cmdq))
 			stuck = false;
@@ -233,7 +240,8 @@ static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
 		if (stuck)
 			return -ETIMEDOUT;
 		if (b->delays >= cmdq->timeout_us) {
-			WRITE_ONCE(cmdq->stuck, cons + 1);
+			if (b->delays - moved >= cmdq->timeout_us)
+				WRITE_ONCE(cmdq->stuck, cons + 1);
 			return -ETIMEDOUT;
 		}
 		if (b->spins < SMMUV3_CMDQ_SPIN) {

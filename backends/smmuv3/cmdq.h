@@ -62,8 +62,8 @@ struct smmuv3_cmdq_impl {
  * @published: commands CMDQ_PROD has been moved past; written under @lock
  * @cons: commands the SMMU has consumed, as far as any CPU has seen;
  *	only grows, by cmpxchg64
- * @stuck: a wait timed out with CMDQ_CONS at @stuck - 1; until it moves,
- *	every wait fails at once (0: none)
+ * @stuck: a wait saw CMDQ_CONS still at @stuck - 1 for a whole bound;
+ *	until it moves, every wait fails at once (0: none)
  * @nlost: commands lost, ever (dropped from a full queue on a wedged SMMU,
  *	or refused by the SMMU), and CMD_SYNCs that timed out; under
  *	@gerror_lock
