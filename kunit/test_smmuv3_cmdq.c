@@ -587,9 +587,10 @@ static void threads_share_queue_each_sync_completes_own(struct kunit *test)
  * it wraps a hundred times.  Each command carries its issuer and sequence
  * in both double words: ASID and VA; the SMMU's view of each, read as
  * CMDQ_PROD passes it, must be exactly what its issuer wrote, in its
- * issuer's order.  Now and then the SMMU refuses a command: the sync that
- * covers it must not return 0 before a CFGI_ALL, completed, and then a
- * TLBI_NSNH_ALL, completed, come after it.
+ * issuer's order, and the SMMU must consume each issuer's commands in
+ * that order, none missing.  Now and then the SMMU refuses a command: the
+ * sync that covers it must not return 0 before a CFGI_ALL, completed, and
+ * then a TLBI_NSNH_ALL, completed, come after it.
  */
 #define FPT_SMP_THREADS	4
 #define FPT_SMP_CMDS	384
@@ -606,7 +607,7 @@ struct fpt_smp {
 	 * TLBI_NSNH_ALL consumed, and that completed (@covered, or 0).
 	 */
 	u64 cfgi_pending, cfgi_done, nsnh_pending, covered;
-	unsigned long torn, refused;
+	unsigned long torn, refused, gaps;
 };
 
 struct fpt_smp_thread {
@@ -668,6 +669,14 @@ static void fpt_smp_publish(struct fpt_v3_fake *f, u64 pos, const u64 *cmd)
 		smp->torn++;
 }
 
+/* Each issuer's commands reach the SMMU in its order, none missing. */
+static void fpt_smp_consumed(struct fpt_smp *smp, unsigned int tid, u64 seq)
+{
+	if (seq != smp->done[tid])
+		smp->gaps++;
+	smp->done[tid] = seq + 1;
+}
+
 /* Which refused commands an ordered recovery has completed after. */
 static void fpt_smp_consume(struct fpt_v3_fake *f, u64 pos, const u64 *cmd,
 			    bool refused)
@@ -679,7 +688,7 @@ static void fpt_smp_consume(struct fpt_v3_fake *f, u64 pos, const u64 *cmd,
 	if (refused) {
 		smp->refused++;
 		if (fpt_smp_decode(cmd, &tid, &seq)) {
-			smp->done[tid] = seq + 1;
+			fpt_smp_consumed(smp, tid, seq);
 			smp->refused_at[tid] = pos;
 		}
 		return;
@@ -701,7 +710,7 @@ static void fpt_smp_consume(struct fpt_v3_fake *f, u64 pos, const u64 *cmd,
 		return;
 	}
 	if (fpt_smp_decode(cmd, &tid, &seq))
-		smp->done[tid] = seq + 1;
+		fpt_smp_consumed(smp, tid, seq);
 }
 
 static const struct fpt_v3_hooks fpt_smp_hooks = {
@@ -808,6 +817,7 @@ static void smp_producers_lagging_consumer_see_what_was_written(struct kunit *te
 		KUNIT_EXPECT_EQ(test, smp->next[i], t[i].sent);
 	}
 	KUNIT_EXPECT_EQ(test, smp->torn, 0);
+	KUNIT_EXPECT_EQ(test, smp->gaps, 0);
 	KUNIT_EXPECT_GT(test, smp->refused, 0);
 	KUNIT_EXPECT_EQ(test, f->refused, smp->refused);
 	KUNIT_EXPECT_FALSE(test, f->livelock);
@@ -890,6 +900,42 @@ static void slow_smmu_late_in_a_bound_is_not_marked_wedged(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmdq->recovered, cmdq->nlost);
 }
 
+/*
+ * CMDQ_PROD passes commands without a sync once half the queue waits, and
+ * the SMMU may read a command, each 64-bit piece, from the moment CMDQ_PROD
+ * passes it: what the fake read then must be what was written, on every
+ * lap of the ring, and nothing may change before it is consumed.
+ */
+static void half_queue_published_commands_are_complete(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 4, 0);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	unsigned int n = BIT(cmdq->q.shift) / 2, i, lap;
+	u64 cmd[CMD_DWORDS];
+	const u64 *read;
+
+	for (lap = 0; lap < 3; lap++) {
+		for (i = 0; i < n; i++) {
+			smmuv3_cmd_tlbi_nh_va(cmd, 1 + lap,
+					      FPT_IOVA + (lap * n + i) * SZ_4K,
+					      true);
+			smmuv3_cmdq_submit(cmdq, cmd, 1);
+		}
+		KUNIT_EXPECT_EQ(test, f->published, (lap + 1) * n);
+		for (i = 0; i < n; i++) {
+			read = &f->read[((lap * n + i) % (2 * n)) * CMD_DWORDS];
+			smmuv3_cmd_tlbi_nh_va(cmd, 1 + lap,
+					      FPT_IOVA + (lap * n + i) * SZ_4K,
+					      true);
+			KUNIT_EXPECT_EQ(test, read[0], cmd[0]);
+			KUNIT_EXPECT_EQ(test, read[1], cmd[1]);
+		}
+		fpt_v3_fake_run(f, n);
+	}
+	KUNIT_EXPECT_EQ(test, f->consumed, 3 * n);
+	KUNIT_EXPECT_EQ(test, f->rewritten, 0);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -908,6 +954,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(smp_producers_lagging_consumer_see_what_was_written),
 	KUNIT_CASE(refused_at_timed_out_position_is_skipped),
 	KUNIT_CASE(slow_smmu_late_in_a_bound_is_not_marked_wedged),
+	KUNIT_CASE(half_queue_published_commands_are_complete),
 	{}
 };
 
