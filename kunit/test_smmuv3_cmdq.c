@@ -9,7 +9,11 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/console.h>
+#include <linux/debug_locks.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/ratelimit.h>
 #include <linux/sizes.h>
 
 #include "fp_rig.h"
@@ -936,6 +940,84 @@ static void half_queue_published_commands_are_complete(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->rewritten, 0);
 }
 
+/*
+ * A console that sends through a device behind this SMMU (netconsole on a
+ * NIC, a UART with DMA) unmaps from its write(), and a strict unmap syncs
+ * this queue: a message printed while this CPU holds a queue lock would
+ * take that lock again, a deadlock with interrupts off.  This console
+ * counts the lines printed, and those printed under either lock.
+ */
+static struct smmuv3_cmdq *fpt_console_cmdq;
+static unsigned long fpt_console_lines, fpt_console_under_lock;
+
+static bool fpt_queue_lock_held(struct smmuv3_cmdq *cmdq)
+{
+#ifdef CONFIG_LOCKDEP
+	return lockdep_is_held(&cmdq->lock) == LOCK_STATE_HELD ||
+	       lockdep_is_held(&cmdq->gerror_lock) == LOCK_STATE_HELD;
+#else
+	return false;
+#endif
+}
+
+static void fpt_console_write(struct console *con, const char *s,
+			      unsigned int n)
+{
+	struct smmuv3_cmdq *cmdq = READ_ONCE(fpt_console_cmdq);
+
+	if (!cmdq)
+		return;
+	fpt_console_lines++;
+	if (fpt_queue_lock_held(cmdq))
+		fpt_console_under_lock++;
+}
+
+static struct console fpt_console = {
+	.name	= "fptdma",
+	.write	= fpt_console_write,
+	.flags	= CON_ENABLED,
+	.index	= -1,
+};
+
+/*
+ * The queue's messages, a refused command skipped by a waiter and by the
+ * GERROR interrupt, and commands dropped from a full queue, are printed
+ * with no queue lock held.
+ */
+static void messages_printed_with_no_queue_lock_held(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 4, 2);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	if (!IS_ENABLED(CONFIG_LOCKDEP) || !debug_locks)
+		kunit_skip(test, "lockdep must say which locks are held");
+	/* They are ratelimited per call site: start a window of our own. */
+	ssleep(DEFAULT_RATELIMIT_INTERVAL / HZ + 1);
+	fpt_console_lines = 0;
+	fpt_console_under_lock = 0;
+	WRITE_ONCE(fpt_console_cmdq, cmdq);
+	register_console(&fpt_console);
+
+	fpt_v3_fake_refuse_tlbi(f, 1);
+	fpt_cmdq_tlbi(f, 1);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+
+	fpt_v3_fake_set(f, 0);
+	fpt_v3_fake_refuse_tlbi(f, 1);
+	fpt_cmdq_tlbi(f, BIT(cmdq->q.shift) / 2);
+	fpt_v3_fake_run(f, 1);
+	KUNIT_EXPECT_EQ(test, smmuv3_gerror_irq(0, &f->smmu), IRQ_HANDLED);
+
+	fpt_cmdq_tlbi(f, BIT(cmdq->q.shift));
+
+	unregister_console(&fpt_console);
+	WRITE_ONCE(fpt_console_cmdq, NULL);
+	KUNIT_EXPECT_EQ(test, f->refused, 2);
+	KUNIT_EXPECT_GT(test, cmdq->nlost, 2);
+	KUNIT_EXPECT_GE(test, fpt_console_lines, 3);
+	KUNIT_EXPECT_EQ(test, fpt_console_under_lock, 0);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -955,6 +1037,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_at_timed_out_position_is_skipped),
 	KUNIT_CASE(slow_smmu_late_in_a_bound_is_not_marked_wedged),
 	KUNIT_CASE(half_queue_published_commands_are_complete),
+	KUNIT_CASE_SLOW(messages_printed_with_no_queue_lock_held),
 	{}
 };
 

@@ -53,9 +53,10 @@ struct smmuv3_cmdq_impl {
  *	CMD_SYNC are written between two CMD_SYNCs (a CMD_SYNC is inserted):
  *	Arm MMU-700 erratum 2812531
  * @lock: serialises writing commands and moving CMDQ_PROD; never held
- *	while waiting for the SMMU
+ *	while waiting for the SMMU, nor while printing: a console may send
+ *	through a device behind this SMMU, and unmap, and sync
  * @gerror_lock: serialises GERRORN updates, skipping a refused command,
- *	and counting lost commands
+ *	and counting lost commands; never held while printing either
  * @prod: commands written, ever; under @lock
  * @since_sync: commands other than CMD_SYNC written since the last one;
  *	under @lock
