@@ -25,15 +25,27 @@ static u32 fpt_v3_mask(struct fpt_v3_fake *f)
 	return BIT(f->smmu.cmdq.q.shift + 1) - 1;
 }
 
-/* The command at @reg (index and wrap), as the SMMU reads it. */
+static u32 fpt_v3_index(struct fpt_v3_fake *f, u32 reg)
+{
+	return reg & (BIT(f->smmu.cmdq.q.shift) - 1);
+}
+
+/* The command at @reg (index and wrap), as it is in memory now. */
 static void fpt_v3_read_cmd(struct fpt_v3_fake *f, u32 reg, u64 *cmd)
 {
-	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
-	__le64 *slot = &cmdq->q.base[(reg & (BIT(cmdq->q.shift) - 1)) *
-				     CMD_DWORDS];
+	__le64 *slot = &f->smmu.cmdq.q.base[fpt_v3_index(f, reg) * CMD_DWORDS];
 
 	cmd[0] = le64_to_cpu(READ_ONCE(slot[0]));
 	cmd[1] = le64_to_cpu(READ_ONCE(slot[1]));
+}
+
+/* The SMMU reads the command at @reg now, both 64-bit pieces. */
+static u64 *fpt_v3_fetch(struct fpt_v3_fake *f, u32 reg)
+{
+	u64 *read = &f->read[fpt_v3_index(f, reg) * CMD_DWORDS];
+
+	fpt_v3_read_cmd(f, reg, read);
+	return read;
 }
 
 /*
@@ -153,14 +165,20 @@ static void fpt_v3_refill(struct fpt_v3_fake *f)
 	}
 }
 
-/* Consume the command at CMDQ_CONS; false if refused. */
+/*
+ * Consume the command at CMDQ_CONS, as it was read when CMDQ_PROD passed
+ * it; false if refused.
+ */
 static bool fpt_v3_consume_one(struct fpt_v3_fake *f)
 {
+	u64 *cmd = &f->read[fpt_v3_index(f, f->cons) * CMD_DWORDS];
+	u64 now[CMD_DWORDS];
 	unsigned int op;
-	u64 cmd[CMD_DWORDS];
 	bool ok = true;
 
-	fpt_v3_read_cmd(f, f->cons, cmd);
+	fpt_v3_read_cmd(f, f->cons, now);
+	if (now[0] != cmd[0] || now[1] != cmd[1])
+		f->rewritten++;
 	op = cmd[0] & 0xff;
 	if (fpt_v3_refuses(f, op)) {
 		ok = false;
@@ -219,21 +237,32 @@ static void fpt_v3_advance(struct fpt_v3_fake *f)
 	}
 }
 
-/* CMDQ_PROD moves: the SMMU may read what it passed from now on. */
+/*
+ * CMDQ_PROD moves: the SMMU reads what it passed, now.  More than a queue
+ * ahead of CMDQ_CONS, it would have passed commands not yet consumed.
+ */
 static void fpt_v3_publish(struct fpt_v3_fake *f, u32 prod)
 {
 	u32 n = (prod - f->prod) & fpt_v3_mask(f);
-	u64 cmd[CMD_DWORDS];
 	u32 reg = f->prod;
+	u64 *cmd;
 
+	if (((prod - f->cons) & fpt_v3_mask(f)) > BIT(f->smmu.cmdq.q.shift))
+		f->overflow++;
 	for (; n; n--, reg = (reg + 1) & fpt_v3_mask(f)) {
-		if (f->hooks && f->hooks->publish) {
-			fpt_v3_read_cmd(f, reg, cmd);
+		cmd = fpt_v3_fetch(f, reg);
+		if (f->hooks && f->hooks->publish)
 			f->hooks->publish(f, f->published, cmd);
-		}
 		f->published++;
 	}
 	f->prod = prod;
+}
+
+/* CMDQ_ERR acknowledged: the SMMU reads the command at CMDQ_CONS again. */
+static void fpt_v3_resume(struct fpt_v3_fake *f)
+{
+	f->halted = false;
+	fpt_v3_fetch(f, f->cons);
 }
 
 static u32 fpt_v3_read_reg(struct smmuv3_cmdq *cmdq, unsigned int off)
@@ -249,7 +278,7 @@ static u32 fpt_v3_read_reg(struct smmuv3_cmdq *cmdq, unsigned int off)
 		if (f->halted && ++f->halted_reads > FPT_V3_LIVELOCK) {
 			f->livelock = true;
 			f->gerror ^= (f->gerror ^ f->gerrorn) & GERROR_CMDQ_ERR;
-			f->halted = false;
+			fpt_v3_resume(f);
 		}
 		fpt_v3_advance(f);
 		val = f->cons | FIELD_PREP(CMDQ_CONS_ERR,
@@ -284,7 +313,7 @@ static void fpt_v3_write_reg(struct smmuv3_cmdq *cmdq, unsigned int off,
 		f->gerrorn = val;
 		/* Acknowledged: the queue runs again from CMDQ_CONS. */
 		if (f->halted && !((f->gerror ^ val) & GERROR_CMDQ_ERR))
-			f->halted = false;
+			fpt_v3_resume(f);
 		break;
 	}
 	raw_spin_unlock_irqrestore(&f->lock, flags);
@@ -314,6 +343,18 @@ static const struct smmuv3_cmdq_impl fpt_v3_impl = {
 	.delay		= fpt_v3_delay,
 };
 
+/* What the queue did that the SMMU's architecture does not allow. */
+static void fpt_v3_fake_check(void *data)
+{
+	struct fpt_v3_fake *f = data;
+	struct kunit *test = f->test;
+
+	KUNIT_EXPECT_EQ_MSG(test, f->rewritten, 0,
+			    "commands changed after CMDQ_PROD passed them");
+	KUNIT_EXPECT_EQ_MSG(test, f->overflow, 0,
+			    "CMDQ_PROD more than a queue ahead of CMDQ_CONS");
+}
+
 /**
  * fpt_v3_fake_new() - a fake SMMU with the shipped queue in front of it
  * @test: owns everything allocated
@@ -321,7 +362,9 @@ static const struct smmuv3_cmdq_impl fpt_v3_impl = {
  * @shift: log2 of the queue's entries
  * @per_poll: commands consumed per CMDQ_CONS read; 0: wedged
  *
- * The queue's bound is 1000 steps, counted in &fpt_v3_fake.delays.
+ * The queue's bound is 1000 steps, counted in &fpt_v3_fake.delays.  When
+ * the test ends, it fails if the queue changed a command the SMMU may
+ * already have read, or moved CMDQ_PROD more than a queue ahead.
  *
  * Return: the fake; the test is aborted if it cannot be allocated.
  */
@@ -339,6 +382,12 @@ struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,
 	ring = kunit_kcalloc(test, BIT(shift) * CMD_DWORDS, sizeof(*ring),
 			     GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ring);
+	f->read = kunit_kcalloc(test, BIT(shift) * CMD_DWORDS,
+				sizeof(*f->read), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->read);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpt_v3_fake_check,
+							f), 0);
+	f->test = test;
 	f->smmu.dev = dev;
 	smmuv3_cmdq_init_ring(&f->smmu.cmdq, dev, NULL, ring, 0, shift);
 	f->smmu.cmdq.impl = &fpt_v3_impl;

@@ -17,6 +17,16 @@
  * TLBI performed before the configuration is gone is undone by a refill.
  * Completion happens only at a consumed CMD_SYNC.
  *
+ * The SMMU may read a command at any time once CMDQ_PROD has passed it,
+ * each 64-bit piece on its own: this one reads both at the moment CMDQ_PROD
+ * passes them, and performs what it read then.  Software may change the
+ * command at CMDQ_CONS while the queue is halted on it (a refused command
+ * replaced by a CMD_SYNC), which the SMMU reads again once the error is
+ * acknowledged; any other change to a command between CMDQ_PROD passing it
+ * and its consumption, and a CMDQ_PROD more than a queue ahead of CMDQ_CONS,
+ * are errors of the queue, counted, and a test using the fake fails on
+ * them when it ends.
+ *
  * The oracle counts the non-sync commands consumed between two CMD_SYNCs
  * (the MMU-700 erratum 2812531 bound), and hooks let a test see every
  * command at the moment CMDQ_PROD passes it and when it is consumed.
@@ -110,6 +120,12 @@ struct fpt_v3_hooks {
  * @livelock: the queue polled a halted SMMU FPT_V3_LIVELOCK times without
  *	acknowledging; the fake then acknowledged itself, so that a broken
  *	queue fails its test instead of hanging the kernel
+ * @test: the test it belongs to
+ * @read: each slot's command as the SMMU read it when CMDQ_PROD passed it
+ * @rewritten: commands that changed in memory after CMDQ_PROD passed them
+ *	and before they were consumed, other than at a halted CMDQ_CONS
+ * @overflow: CMDQ_PROD writes that put it more than a queue ahead of
+ *	CMDQ_CONS
  */
 #define FPT_V3_LIVELOCK	100000
 
@@ -136,6 +152,9 @@ struct fpt_v3_fake {
 	struct task_struct *consumer;
 	void *consumer_data;
 	bool livelock;
+	struct kunit *test;
+	u64 *read;
+	unsigned long rewritten, overflow;
 };
 
 struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,

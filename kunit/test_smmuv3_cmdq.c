@@ -9,7 +9,11 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/console.h>
+#include <linux/debug_locks.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/ratelimit.h>
 #include <linux/sizes.h>
 
 #include "fp_rig.h"
@@ -587,9 +591,10 @@ static void threads_share_queue_each_sync_completes_own(struct kunit *test)
  * it wraps a hundred times.  Each command carries its issuer and sequence
  * in both double words: ASID and VA; the SMMU's view of each, read as
  * CMDQ_PROD passes it, must be exactly what its issuer wrote, in its
- * issuer's order.  Now and then the SMMU refuses a command: the sync that
- * covers it must not return 0 before a CFGI_ALL, completed, and then a
- * TLBI_NSNH_ALL, completed, come after it.
+ * issuer's order, and the SMMU must consume each issuer's commands in
+ * that order, none missing.  Now and then the SMMU refuses a command: the
+ * sync that covers it must not return 0 before a CFGI_ALL, completed, and
+ * then a TLBI_NSNH_ALL, completed, come after it.
  */
 #define FPT_SMP_THREADS	4
 #define FPT_SMP_CMDS	384
@@ -606,7 +611,7 @@ struct fpt_smp {
 	 * TLBI_NSNH_ALL consumed, and that completed (@covered, or 0).
 	 */
 	u64 cfgi_pending, cfgi_done, nsnh_pending, covered;
-	unsigned long torn, refused;
+	unsigned long torn, refused, gaps;
 };
 
 struct fpt_smp_thread {
@@ -668,6 +673,14 @@ static void fpt_smp_publish(struct fpt_v3_fake *f, u64 pos, const u64 *cmd)
 		smp->torn++;
 }
 
+/* Each issuer's commands reach the SMMU in its order, none missing. */
+static void fpt_smp_consumed(struct fpt_smp *smp, unsigned int tid, u64 seq)
+{
+	if (seq != smp->done[tid])
+		smp->gaps++;
+	smp->done[tid] = seq + 1;
+}
+
 /* Which refused commands an ordered recovery has completed after. */
 static void fpt_smp_consume(struct fpt_v3_fake *f, u64 pos, const u64 *cmd,
 			    bool refused)
@@ -679,7 +692,7 @@ static void fpt_smp_consume(struct fpt_v3_fake *f, u64 pos, const u64 *cmd,
 	if (refused) {
 		smp->refused++;
 		if (fpt_smp_decode(cmd, &tid, &seq)) {
-			smp->done[tid] = seq + 1;
+			fpt_smp_consumed(smp, tid, seq);
 			smp->refused_at[tid] = pos;
 		}
 		return;
@@ -701,7 +714,7 @@ static void fpt_smp_consume(struct fpt_v3_fake *f, u64 pos, const u64 *cmd,
 		return;
 	}
 	if (fpt_smp_decode(cmd, &tid, &seq))
-		smp->done[tid] = seq + 1;
+		fpt_smp_consumed(smp, tid, seq);
 }
 
 static const struct fpt_v3_hooks fpt_smp_hooks = {
@@ -808,6 +821,7 @@ static void smp_producers_lagging_consumer_see_what_was_written(struct kunit *te
 		KUNIT_EXPECT_EQ(test, smp->next[i], t[i].sent);
 	}
 	KUNIT_EXPECT_EQ(test, smp->torn, 0);
+	KUNIT_EXPECT_EQ(test, smp->gaps, 0);
 	KUNIT_EXPECT_GT(test, smp->refused, 0);
 	KUNIT_EXPECT_EQ(test, f->refused, smp->refused);
 	KUNIT_EXPECT_FALSE(test, f->livelock);
@@ -842,6 +856,168 @@ static void refused_at_timed_out_position_is_skipped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
 }
 
+/* Stall the SMMU this many steps after the next command it consumes. */
+static unsigned long fpt_stall_after_one;
+
+static void fpt_stall_once(struct fpt_v3_fake *f, u64 pos, const u64 *cmd,
+			   bool refused)
+{
+	if (!fpt_stall_after_one)
+		return;
+	f->stall_until = f->delays + fpt_stall_after_one;
+	fpt_stall_after_one = 0;
+}
+
+static const struct fpt_v3_hooks fpt_stall_once_hooks = {
+	.consume = fpt_stall_once,
+};
+
+/*
+ * A slow SMMU, not a wedged one: a sync's wait for room takes all but the
+ * last step of its call's bound, the SMMU then pauses for 10 steps, and
+ * the CMD_SYNC times out with CMDQ_CONS still for one step.  That call
+ * has spent its bound.  But CMDQ_CONS was not still for a bound, so it
+ * must not be marked wedged: the next caller's sync waits for the SMMU
+ * and succeeds, instead of failing at once without waiting at all.
+ */
+static void slow_smmu_late_in_a_bound_is_not_marked_wedged(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 4, 1);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	unsigned long delays;
+
+	cmdq->timeout_us = 100;
+	fpt_cmdq_tlbi(f, BIT(cmdq->q.shift));
+	fpt_v3_fake_stall(f, cmdq->timeout_us - 1);
+	fpt_stall_after_one = 10;
+	f->hooks = &fpt_stall_once_hooks;
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, f->delays, cmdq->timeout_us);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, 1);
+
+	delays = f->delays;
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_GE(test, f->delays, delays + 9);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+	/* The timed-out sync was a loss, recovered from in order. */
+	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, cmdq->nlost);
+}
+
+/*
+ * CMDQ_PROD passes commands without a sync once half the queue waits, and
+ * the SMMU may read a command, each 64-bit piece, from the moment CMDQ_PROD
+ * passes it: what the fake read then must be what was written, on every
+ * lap of the ring, and nothing may change before it is consumed.
+ */
+static void half_queue_published_commands_are_complete(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 4, 0);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	unsigned int n = BIT(cmdq->q.shift) / 2, i, lap;
+	u64 cmd[CMD_DWORDS];
+	const u64 *read;
+
+	for (lap = 0; lap < 3; lap++) {
+		for (i = 0; i < n; i++) {
+			smmuv3_cmd_tlbi_nh_va(cmd, 1 + lap,
+					      FPT_IOVA + (lap * n + i) * SZ_4K,
+					      true);
+			smmuv3_cmdq_submit(cmdq, cmd, 1);
+		}
+		KUNIT_EXPECT_EQ(test, f->published, (lap + 1) * n);
+		for (i = 0; i < n; i++) {
+			read = &f->read[((lap * n + i) % (2 * n)) * CMD_DWORDS];
+			smmuv3_cmd_tlbi_nh_va(cmd, 1 + lap,
+					      FPT_IOVA + (lap * n + i) * SZ_4K,
+					      true);
+			KUNIT_EXPECT_EQ(test, read[0], cmd[0]);
+			KUNIT_EXPECT_EQ(test, read[1], cmd[1]);
+		}
+		fpt_v3_fake_run(f, n);
+	}
+	KUNIT_EXPECT_EQ(test, f->consumed, 3 * n);
+	KUNIT_EXPECT_EQ(test, f->rewritten, 0);
+}
+
+/*
+ * A console that sends through a device behind this SMMU (netconsole on a
+ * NIC, a UART with DMA) unmaps from its write(), and a strict unmap syncs
+ * this queue: a message printed while this CPU holds a queue lock would
+ * take that lock again, a deadlock with interrupts off.  This console
+ * counts the lines printed, and those printed under either lock.
+ */
+static struct smmuv3_cmdq *fpt_console_cmdq;
+static unsigned long fpt_console_lines, fpt_console_under_lock;
+
+static bool fpt_queue_lock_held(struct smmuv3_cmdq *cmdq)
+{
+#ifdef CONFIG_LOCKDEP
+	return lockdep_is_held(&cmdq->lock) == LOCK_STATE_HELD ||
+	       lockdep_is_held(&cmdq->gerror_lock) == LOCK_STATE_HELD;
+#else
+	return false;
+#endif
+}
+
+static void fpt_console_write(struct console *con, const char *s,
+			      unsigned int n)
+{
+	struct smmuv3_cmdq *cmdq = READ_ONCE(fpt_console_cmdq);
+
+	if (!cmdq)
+		return;
+	fpt_console_lines++;
+	if (fpt_queue_lock_held(cmdq))
+		fpt_console_under_lock++;
+}
+
+static struct console fpt_console = {
+	.name	= "fptdma",
+	.write	= fpt_console_write,
+	.flags	= CON_ENABLED,
+	.index	= -1,
+};
+
+/*
+ * The queue's messages, a refused command skipped by a waiter and by the
+ * GERROR interrupt, and commands dropped from a full queue, are printed
+ * with no queue lock held.
+ */
+static void messages_printed_with_no_queue_lock_held(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 4, 2);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	if (!IS_ENABLED(CONFIG_LOCKDEP) || !debug_locks)
+		kunit_skip(test, "lockdep must say which locks are held");
+	/* They are ratelimited per call site: start a window of our own. */
+	ssleep(DEFAULT_RATELIMIT_INTERVAL / HZ + 1);
+	fpt_console_lines = 0;
+	fpt_console_under_lock = 0;
+	WRITE_ONCE(fpt_console_cmdq, cmdq);
+	register_console(&fpt_console);
+
+	fpt_v3_fake_refuse_tlbi(f, 1);
+	fpt_cmdq_tlbi(f, 1);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+
+	fpt_v3_fake_set(f, 0);
+	fpt_v3_fake_refuse_tlbi(f, 1);
+	fpt_cmdq_tlbi(f, BIT(cmdq->q.shift) / 2);
+	fpt_v3_fake_run(f, 1);
+	KUNIT_EXPECT_EQ(test, smmuv3_gerror_irq(0, &f->smmu), IRQ_HANDLED);
+
+	fpt_cmdq_tlbi(f, BIT(cmdq->q.shift));
+
+	unregister_console(&fpt_console);
+	WRITE_ONCE(fpt_console_cmdq, NULL);
+	KUNIT_EXPECT_EQ(test, f->refused, 2);
+	KUNIT_EXPECT_GT(test, cmdq->nlost, 2);
+	KUNIT_EXPECT_GE(test, fpt_console_lines, 3);
+	KUNIT_EXPECT_EQ(test, fpt_console_under_lock, 0);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -859,6 +1035,9 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(force_sync_after_bounds_commands_between_syncs),
 	KUNIT_CASE(smp_producers_lagging_consumer_see_what_was_written),
 	KUNIT_CASE(refused_at_timed_out_position_is_skipped),
+	KUNIT_CASE(slow_smmu_late_in_a_bound_is_not_marked_wedged),
+	KUNIT_CASE(half_queue_published_commands_are_complete),
+	KUNIT_CASE_SLOW(messages_printed_with_no_queue_lock_held),
 	{}
 };
 

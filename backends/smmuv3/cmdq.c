@@ -16,8 +16,8 @@
  * every policy call is a non-blocking section), so this polls and never
  * sleeps, and its locks stay spinning locks on PREEMPT_RT.  The steps of
  * one call, submit or sync, add up to one bound: a wedged SMMU yields
- * -ETIMEDOUT, never a lockup, and once a wait has timed out every wait
- * fails at once until CMDQ_CONS moves.
+ * -ETIMEDOUT, never a lockup, and once a wait has seen CMDQ_CONS still for
+ * a whole bound every wait fails at once until it moves.
  *
  * Losing: a full queue never overwrites an unread command.  Only on a
  * wedged SMMU, past the bound, is a command dropped.  A command the SMMU
@@ -132,6 +132,37 @@ static u64 cmdq_poll_cons(struct smmuv3_cmdq *cmdq)
 	return old;
 }
 
+/*
+ * A refused command, reported once no queue lock is held: a console may
+ * send through a device behind this SMMU (netconsole, a UART with DMA),
+ * and its strict unmap would sync this queue, taking the lock again on
+ * the same CPU.
+ */
+struct smmuv3_cmdq_refusal {
+	u64 cmd[CMD_DWORDS];
+	u32 cerror;
+	bool seen;
+};
+
+static void cmdq_report_refusal(struct smmuv3_cmdq *cmdq,
+				const struct smmuv3_cmdq_refusal *r)
+{
+	if (r->seen)
+		dev_err_ratelimited(cmdq->dev,
+				    "command %016llx %016llx refused (CERROR %u)\n",
+				    r->cmd[0], r->cmd[1], r->cerror);
+}
+
+/* Commands dropped from a full queue: reported once @lock is dropped. */
+static void cmdq_report_dropped(struct smmuv3_cmdq *cmdq, unsigned int n,
+				u64 first)
+{
+	if (n)
+		dev_err_ratelimited(cmdq->dev,
+				    "command queue full: %u commands dropped, the first %016llx\n",
+				    n, first);
+}
+
 /* A command lost: the syncs after it recover before they answer. */
 static void cmdq_count_lost(struct smmuv3_cmdq *cmdq)
 {
@@ -143,9 +174,10 @@ static void cmdq_count_lost(struct smmuv3_cmdq *cmdq)
  * The SMMU refused the command at CMDQ_CONS and stopped.  Replace it with
  * a CMD_SYNC, count it lost, and acknowledge: GERRORN's bit toggles to
  * GERROR's, whatever both were before.  No producer writes that slot: it
- * lies between CMDQ_CONS and what was published.
+ * lies between CMDQ_CONS and what was published.  @r says what it was.
  */
-static void cmdq_skip_error_locked(struct smmuv3_cmdq *cmdq)
+static void cmdq_skip_error_locked(struct smmuv3_cmdq *cmdq,
+				   struct smmuv3_cmdq_refusal *r)
 {
 	u32 gerror, gerrorn, cerror;
 	u64 sync[CMD_DWORDS], pos;
@@ -160,9 +192,10 @@ static void cmdq_skip_error_locked(struct smmuv3_cmdq *cmdq)
 	cerror = FIELD_GET(CMDQ_CONS_ERR, cmdq_read(cmdq, SMMUV3_CMDQ_CONS));
 	pos = cmdq_poll_cons(cmdq);
 	slot = cmdq_slot(cmdq, pos);
-	dev_err_ratelimited(cmdq->dev,
-			    "command %016llx %016llx refused (CERROR %u)\n",
-			    le64_to_cpu(slot[0]), le64_to_cpu(slot[1]), cerror);
+	r->cmd[0] = le64_to_cpu(slot[0]);
+	r->cmd[1] = le64_to_cpu(slot[1]);
+	r->cerror = cerror;
+	r->seen = true;
 	if (cerror != CMDQ_CERROR_ABT && cerror != CMDQ_CERROR_ATC_INV &&
 	    pos < READ_ONCE(cmdq->published)) {
 		smmuv3_cmd_sync(sync);
@@ -182,14 +215,16 @@ static void cmdq_skip_error_locked(struct smmuv3_cmdq *cmdq)
  */
 static bool cmdq_skip_error(struct smmuv3_cmdq *cmdq)
 {
+	struct smmuv3_cmdq_refusal r = {};
 	unsigned long flags;
 
 	if (!((cmdq_read(cmdq, SMMUV3_GERROR) ^
 	       cmdq_read(cmdq, SMMUV3_GERRORN)) & GERROR_CMDQ_ERR))
 		return false;
 	raw_spin_lock_irqsave(&cmdq->gerror_lock, flags);
-	cmdq_skip_error_locked(cmdq);
+	cmdq_skip_error_locked(cmdq, &r);
 	raw_spin_unlock_irqrestore(&cmdq->gerror_lock, flags);
+	cmdq_report_refusal(cmdq, &r);
 	return true;
 }
 
@@ -211,21 +246,28 @@ static void cmdq_publish(struct smmuv3_cmdq *cmdq)
  * Wait, with no lock, until the SMMU has consumed everything before
  * @target, skipping refused commands on the way: only when a poll saw no
  * progress are GERROR and GERRORN read.  Every iteration counts against
- * the call's budget, errors included.  A wait that timed out leaves
- * CMDQ_CONS marked: until it moves, every wait fails at once, so a wedged
- * SMMU costs one bound, not one per sync; but an SMMU that stopped there
- * on a refused command is not wedged, so the error is looked for first.
+ * the call's budget, errors included.  A wait that saw CMDQ_CONS still
+ * for a whole bound leaves it marked: until it moves, every wait fails at
+ * once, so a wedged SMMU costs one bound, not one per sync; but an SMMU
+ * that stopped there on a refused command is not wedged, so the error is
+ * looked for first.  A call whose bound ran out while CMDQ_CONS moved
+ * (a slow SMMU, a full queue waited for again and again) fails alone: it
+ * has not seen the SMMU wedged, and other CPUs' waits must not fail
+ * without waiting at all.
  */
 static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
 		     struct smmuv3_cmdq_budget *b)
 {
 	u64 cons, last = U64_MAX;
+	unsigned long moved = b->delays;
 	bool stuck;
 
 	for (;;) {
 		cons = cmdq_poll_cons(cmdq);
 		if (cons >= target)
 			return 0;
+		if (cons != last)
+			moved = b->delays;
 		stuck = READ_ONCE(cmdq->stuck) == cons + 1;
 		if ((cons == last || stuck) && cmdq_skip_error(cmdq))
 			stuck = false;
@@ -233,7 +275,8 @@ static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
 		if (stuck)
 			return -ETIMEDOUT;
 		if (b->delays >= cmdq->timeout_us) {
-			WRITE_ONCE(cmdq->stuck, cons + 1);
+			if (b->delays - moved >= cmdq->timeout_us)
+				WRITE_ONCE(cmdq->stuck, cons + 1);
 			return -ETIMEDOUT;
 		}
 		if (b->spins < SMMUV3_CMDQ_SPIN) {
@@ -285,9 +328,10 @@ static void cmdq_write_one(struct smmuv3_cmdq *cmdq, const u64 *cmd)
 
 /*
  * Write one command, after a CMD_SYNC if @force_sync_after commands are
- * waiting for one, or drop it.  Under @lock; returns its position.  The
- * count is checked after the last wait for room: other CPUs write while
- * the lock is dropped.
+ * waiting for one, or drop it, counted, for the caller to report once it
+ * has dropped @lock.  Under @lock; returns its position.  The count is
+ * checked after the last wait for room: other CPUs write while the lock
+ * is dropped.
  */
 static int cmdq_put(struct smmuv3_cmdq *cmdq, const u64 *cmd,
 		    unsigned long *flags, struct smmuv3_cmdq_budget *b,
@@ -309,9 +353,6 @@ static int cmdq_put(struct smmuv3_cmdq *cmdq, const u64 *cmd,
 		smmuv3_cmd_sync(sync);
 		cmdq_write_one(cmdq, sync);
 	}
-	dev_err_ratelimited(cmdq->dev,
-			    "command queue full: command %016llx dropped\n",
-			    cmd[0]);
 	raw_spin_lock(&cmdq->gerror_lock);
 	cmdq_count_lost(cmdq);
 	raw_spin_unlock(&cmdq->gerror_lock);
@@ -343,13 +384,16 @@ void smmuv3_cmdq_submit(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 			unsigned int n)
 {
 	struct smmuv3_cmdq_budget b = {};
+	unsigned int dropped = 0;
 	unsigned long flags;
-	u64 pos;
+	u64 pos, first = 0;
 
 	raw_spin_lock_irqsave(&cmdq->lock, flags);
 	for (; n; n--, cmds += CMD_DWORDS)
-		cmdq_put(cmdq, cmds, &flags, &b, &pos);
+		if (cmdq_put(cmdq, cmds, &flags, &b, &pos) && !dropped++)
+			first = cmds[0];
 	raw_spin_unlock_irqrestore(&cmdq->lock, flags);
+	cmdq_report_dropped(cmdq, dropped, first);
 }
 
 /*
@@ -367,12 +411,16 @@ static int cmdq_issue_sync(struct smmuv3_cmdq *cmdq, const u64 *cmd,
 	raw_spin_lock_irqsave(&cmdq->lock, flags);
 	if (cmd)
 		ret = cmdq_put(cmdq, cmd, &flags, b, &pos);
-	if (!ret)
+	if (!ret) {
+		cmd = sync;
 		ret = cmdq_put(cmdq, sync, &flags, b, &pos);
+	}
 	cmdq_publish(cmdq);
 	raw_spin_unlock_irqrestore(&cmdq->lock, flags);
-	if (ret)
+	if (ret) {
+		cmdq_report_dropped(cmdq, 1, cmd[0]);
 		return ret;
+	}
 
 	ret = cmdq_wait(cmdq, pos + 1, b);
 	if (ret) {
@@ -557,6 +605,7 @@ irqreturn_t smmuv3_gerror_irq(int irq, void *dev)
 {
 	struct smmuv3_device *smmu = dev;
 	struct smmuv3_cmdq *cmdq = &smmu->cmdq;
+	struct smmuv3_cmdq_refusal r = {};
 	u32 gerror, gerrorn, active, handled;
 	unsigned long flags;
 
@@ -564,7 +613,7 @@ irqreturn_t smmuv3_gerror_irq(int irq, void *dev)
 	active = (cmdq_read(cmdq, SMMUV3_GERROR) ^
 		  cmdq_read(cmdq, SMMUV3_GERRORN)) & GERROR_CMDQ_ERR;
 	if (active)
-		cmdq_skip_error_locked(cmdq);
+		cmdq_skip_error_locked(cmdq, &r);
 	gerror = cmdq_read(cmdq, SMMUV3_GERROR);
 	gerrorn = cmdq_read(cmdq, SMMUV3_GERRORN);
 	handled = (gerror ^ gerrorn) & GERROR_ERR_MASK & ~GERROR_CMDQ_ERR;
@@ -573,6 +622,7 @@ irqreturn_t smmuv3_gerror_irq(int irq, void *dev)
 		cmdq_write(cmdq, SMMUV3_GERRORN, gerrorn ^ handled, false);
 	raw_spin_unlock_irqrestore(&cmdq->gerror_lock, flags);
 
+	cmdq_report_refusal(cmdq, &r);
 	if (handled)
 		dev_err_ratelimited(smmu->dev, "global error %#x\n", handled);
 	return active ? IRQ_HANDLED : IRQ_NONE;

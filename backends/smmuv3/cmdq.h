@@ -53,17 +53,18 @@ struct smmuv3_cmdq_impl {
  *	CMD_SYNC are written between two CMD_SYNCs (a CMD_SYNC is inserted):
  *	Arm MMU-700 erratum 2812531
  * @lock: serialises writing commands and moving CMDQ_PROD; never held
- *	while waiting for the SMMU
+ *	while waiting for the SMMU, nor while printing: a console may send
+ *	through a device behind this SMMU, and unmap, and sync
  * @gerror_lock: serialises GERRORN updates, skipping a refused command,
- *	and counting lost commands
+ *	and counting lost commands; never held while printing either
  * @prod: commands written, ever; under @lock
  * @since_sync: commands other than CMD_SYNC written since the last one;
  *	under @lock
  * @published: commands CMDQ_PROD has been moved past; written under @lock
  * @cons: commands the SMMU has consumed, as far as any CPU has seen;
  *	only grows, by cmpxchg64
- * @stuck: a wait timed out with CMDQ_CONS at @stuck - 1; until it moves,
- *	every wait fails at once (0: none)
+ * @stuck: a wait saw CMDQ_CONS still at @stuck - 1 for a whole bound;
+ *	until it moves, every wait fails at once (0: none)
  * @nlost: commands lost, ever (dropped from a full queue on a wedged SMMU,
  *	or refused by the SMMU), and CMD_SYNCs that timed out; under
  *	@gerror_lock
