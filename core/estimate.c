@@ -2,19 +2,61 @@
 /*
  * What the adaptive policy knows about a context, kept by the core because
  * the core is what sees it: the time base its flushes are measured with,
- * the entries mapped through fp_map() and not yet unmapped (the live
- * footprint a context-wide flush can destroy), and what software cannot
- * measure (walk cost, TLB size), from the backend or sysfs.  The policy
- * itself (policy/adaptive.c) times its flushes and decides.
+ * the entries mapped through fp_map() and not yet unmapped (the footprint
+ * a context-wide flush can destroy), how much of that is streamed (used
+ * once, so not worth keeping), and what software cannot measure (walk
+ * cost, TLB size), from the backend or sysfs.  The policy itself
+ * (policy/adaptive.c) times its flushes and decides.
  */
 #define pr_fmt(fmt) "flushpol: " fmt
 
+#include <linux/hash.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/overflow.h>
+#include <linux/percpu.h>
 #include <linux/percpu_counter.h>
 
 #include "fp_core.h"
+
+/*
+ * Which mapped granules are streamed.  A buffer that is mapped, used once
+ * and unmapped (a packet, a frame) leaves the buffers mapped after it
+ * still mapped when it goes, and they go the same way: read once, their
+ * TLB entries are not used again, and a context-wide flush costs nothing
+ * for them.  So when a buffer is unmapped, the granules mapped after it
+ * are taken as streamed, and what is live is what was mapped before it
+ * and is still mapped.  For buffers unmapped in the order they were
+ * mapped (a ring) that is exactly the long-lived mappings: descriptor
+ * rings, a scanout buffer.
+ *
+ * Per CPU, as the footprint is, so that no map or unmap writes a shared
+ * line: each CPU numbers the granules it maps (its clock), and remembers
+ * for the last IOVAs it mapped the clock before their map, in a small
+ * table indexed by a hash of the IOVA (a newer map takes an older one's
+ * slot).  An unmap of an IOVA still there is a sample: the granules this
+ * CPU mapped since, less those being unmapped (a buffer mapped in several
+ * calls, one per piece, goes in one unmap at its first piece's IOVA).  An
+ * IOVA no longer there, or mapped on another CPU, gives none, and the
+ * last samples stand; granules other CPUs mapped meanwhile are not
+ * counted.  Both err towards live, that is towards precise invalidation,
+ * as the footprint alone did.
+ *
+ * The estimate is the smaller of the CPU's last two samples: a buffer
+ * that outlived many shorter ones says that all of them streamed, though
+ * they are gone already, and alone it must not make the long-lived
+ * mappings look streamed.
+ */
+#define FP_RECENT_BITS	5
+
+struct fp_recent_maps {
+	unsigned long clock;		/* granules this CPU mapped */
+	unsigned long streamed[2];	/* its last two samples, newest first */
+	struct {
+		unsigned long iova;
+		unsigned long stamp;	/* 1 + @clock before its map; 0: none */
+	} slot[1 << FP_RECENT_BITS];
+};
 
 int fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg)
 {
@@ -22,6 +64,9 @@ int fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg)
 	e->cmd_ns16 = FP_CMD_NS_DEFAULT << 4;
 	e->walk_ns = cfg->walk_ns ?: FP_WALK_NS_DEFAULT;
 	e->tlb_entries = cfg->tlb_entries ?: FP_TLB_ENTRIES_DEFAULT;
+	e->recent = alloc_percpu(struct fp_recent_maps);
+	if (!e->recent)
+		return -ENOMEM;
 	/*
 	 * Per CPU: every map and unmap call of the context adds to it, on
 	 * every CPU doing DMA, and one shared counter would bounce its line
@@ -89,13 +134,15 @@ static bool fp_estimate_holds(struct fp_estimate *e, u64 need)
  * @n: commands precise invalidation would send (0: taken as unbounded)
  *
  * Precise costs @n commands and a sync; context-wide one command, a sync
- * and a walk for each live entry it destroys (fp_estimate_footprint()).
- * The sync is common to both, so precise is no dearer while
- * (@n - 1) x command <= footprint x walk: while the footprint holds at
- * least the (@n - 1) x command / walk entries that would pay for the
- * extra commands.  Computed without a product that can wrap, whatever
- * the estimates (a wrapped one made a flush of 2^33 commands look free),
- * and with the footprint compared exactly where the answer depends on it.
+ * and a walk for each live entry it destroys: the footprint less what is
+ * streamed (fp_estimate_footprint(), fp_estimate_streamed()).  The sync
+ * is common to both, so precise is no dearer while
+ * (@n - 1) x command <= live x walk: while the footprint holds, beyond
+ * the streamed entries, at least the (@n - 1) x command / walk entries
+ * that would pay for the extra commands.  Computed without a product
+ * that can wrap, whatever the estimates (a wrapped one made a flush of
+ * 2^33 commands look free), and with the footprint compared exactly
+ * where the answer depends on it.
  *
  * Context: any; may take the footprint counter's lock.
  * Return: true if precise invalidation is no dearer.
@@ -113,7 +160,8 @@ bool fp_estimate_precise_cheaper(struct fp_estimate *e, unsigned long n)
 	need = div64_u64_rem(extra16, walk16, &rem) + !!rem;
 	if (need > READ_ONCE(e->tlb_entries))
 		return false;
-	return !need || fp_estimate_holds(e, need);
+	/* No wrap: need <= 2^22, streamed <= what one CPU ever mapped. */
+	return !need || fp_estimate_holds(e, need + fp_estimate_streamed(e));
 }
 EXPORT_SYMBOL_GPL(fp_estimate_precise_cheaper);
 
@@ -148,21 +196,102 @@ unsigned long fp_estimate_footprint(struct fp_estimate *e)
 EXPORT_SYMBOL_GPL(fp_estimate_footprint);
 
 /**
+ * fp_estimate_streamed() - mapped granules that will not be used again
+ * @e: the context's estimate
+ *
+ * Granules this CPU mapped after the buffer it last unmapped (the smaller
+ * of its last two samples; see fp_recent_maps): in a stream of buffers
+ * each used once, those still in flight, which a context-wide flush costs
+ * nothing for.  0 until this CPU unmaps what it mapped.
+ *
+ * Context: any.
+ * Return: granules.
+ */
+unsigned long fp_estimate_streamed(struct fp_estimate *e)
+{
+	struct fp_recent_maps *r = get_cpu_ptr(e->recent);
+	unsigned long s = min(READ_ONCE(r->streamed[0]),
+			      READ_ONCE(r->streamed[1]));
+
+	put_cpu_ptr(e->recent);
+	return s;
+}
+EXPORT_SYMBOL_GPL(fp_estimate_streamed);
+
+/* The footprint less what is streamed: what a context-wide flush costs. */
+static unsigned long fp_estimate_live(struct fp_estimate *e)
+{
+	unsigned long tlb = READ_ONCE(e->tlb_entries);
+	s64 resident;
+	u64 streamed;
+
+	if (!READ_ONCE(e->maps_seen))
+		return tlb;
+	resident = percpu_counter_sum(&e->resident);
+	if (resident < 0)
+		return tlb;
+	streamed = fp_estimate_streamed(e);
+	return min_t(u64, resident > streamed ? resident - streamed : 0, tlb);
+}
+
+/*
+ * fp_map() mapped @granules at @iova on this CPU: its clock advances,
+ * and the IOVA's slot remembers where.  Preemption off, so that the
+ * clock and the slot are one CPU's; an interrupt mapping on the same CPU
+ * meanwhile may mix a slot's two words, one wrong sample, which the
+ * smaller of two absorbs.
+ */
+void fp_estimate_mapped(struct fp_estimate *e, unsigned long iova,
+			unsigned int shift, unsigned long granules)
+{
+	unsigned int i = hash_long(iova >> shift, FP_RECENT_BITS);
+	struct fp_recent_maps *r;
+	unsigned long now;
+
+	preempt_disable();
+	now = this_cpu_add_return(e->recent->clock, granules);
+	r = this_cpu_ptr(e->recent);
+	WRITE_ONCE(r->slot[i].iova, iova);
+	WRITE_ONCE(r->slot[i].stamp, now - granules + 1);
+	preempt_enable();
+}
+
+/*
+ * fp_unmap() is unmapping @granules at @iova on this CPU: a sample, if
+ * this CPU mapped @iova and no later map took its slot.
+ */
+void fp_estimate_unmapping(struct fp_estimate *e, unsigned long iova,
+			   unsigned int shift, unsigned long granules)
+{
+	unsigned int i = hash_long(iova >> shift, FP_RECENT_BITS);
+	struct fp_recent_maps *r = get_cpu_ptr(e->recent);
+	unsigned long stamp = READ_ONCE(r->slot[i].stamp), since;
+
+	if (stamp && READ_ONCE(r->slot[i].iova) == iova) {
+		WRITE_ONCE(r->slot[i].stamp, 0);
+		since = READ_ONCE(r->clock) - (stamp - 1);
+		WRITE_ONCE(r->streamed[1], READ_ONCE(r->streamed[0]));
+		WRITE_ONCE(r->streamed[0], since > granules ? since - granules : 0);
+	}
+	put_cpu_ptr(e->recent);
+}
+
+/**
  * fp_estimate_crossover() - the most commands precise invalidation is worth
  * @e: the context's estimate
  *
  * Precise costs n commands and a sync; context-wide one command, a sync
- * and a walk for each live entry it destroys.  The sync is common to both,
- * so precise is no dearer while n <= 1 + footprint * walk / command: the
- * n up to which fp_estimate_precise_cheaper() says so.  For sysfs and
- * tests; the decision does not compute it.
+ * and a walk for each live entry it destroys (the footprint less what is
+ * streamed).  The sync is common to both, so precise is no dearer while
+ * n <= 1 + live * walk / command: the n up to which
+ * fp_estimate_precise_cheaper() says so.  For sysfs and tests; the
+ * decision does not compute it.
  *
  * Return: that n, at most FP_THRESHOLD_MAX.
  */
 unsigned long fp_estimate_crossover(struct fp_estimate *e)
 {
-	u64 refill16 = (u64)fp_estimate_footprint(e) * READ_ONCE(e->walk_ns)
-		       << 4;
+	u64 refill16 = (u64)fp_estimate_live(e) * READ_ONCE(e->walk_ns) << 4;
 	u32 cmd16 = max(READ_ONCE(e->cmd_ns16), 1U);
 
 	return min_t(u64, 1 + div_u64(refill16, cmd16), FP_THRESHOLD_MAX);
@@ -214,11 +343,13 @@ EXPORT_SYMBOL_GPL(fp_context_set_tlb_entries);
  * @mapped: likewise: bytes mapped are added to it
  *
  * The same as calling @ops->map_pages, plus one per-CPU add per call (never
- * per page): what is mapped is the footprint adaptive weighs a context-wide
- * flush with.  It is counted in granules (smallest pages), as fp_unmap()
- * counts what it unmaps, whatever page sizes either uses: a block counts
- * as all of its granules, more than the one TLB entry it takes.  A driver
- * may skip it; adaptive then assumes the TLB full.
+ * per page) and a note, in this CPU's own table, of when it mapped @iova:
+ * what is mapped is the footprint adaptive weighs a context-wide flush
+ * with, and when tells streamed buffers from live ones
+ * (fp_estimate_streamed()).  It is counted in granules (smallest pages),
+ * as fp_unmap() counts what it unmaps, whatever page sizes either uses: a
+ * block counts as all of its granules, more than the one TLB entry it
+ * takes.  A driver may skip it; adaptive then assumes the TLB full.
  *
  * Return: as &io_pgtable_ops.map_pages; -EINVAL, with nothing mapped, for
  * an @iova or @paddr not aligned to @pgsize (as iommu_map() refuses it).
@@ -244,6 +375,8 @@ int fp_map(struct fp_context *ctx, struct io_pgtable_ops *ops,
 			     &done);
 	if (done) {
 		percpu_counter_add(&ctx->est.resident, done >> __ffs(bitmap));
+		fp_estimate_mapped(&ctx->est, iova, __ffs(bitmap),
+				   done >> __ffs(bitmap));
 		if (!READ_ONCE(ctx->est.maps_seen))
 			WRITE_ONCE(ctx->est.maps_seen, true);
 	}

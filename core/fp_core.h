@@ -222,6 +222,10 @@ static inline void fp_cov_leaf(struct fp_call *c, unsigned long iova,
 
 /* estimate.c */
 int fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg);
+void fp_estimate_mapped(struct fp_estimate *e, unsigned long iova,
+			unsigned int shift, unsigned long granules);
+void fp_estimate_unmapping(struct fp_estimate *e, unsigned long iova,
+			   unsigned int shift, unsigned long granules);
 
 /* dispatch.c */
 extern const struct iommu_flush_ops fp_flush_ops;

@@ -204,6 +204,13 @@ static ssize_t footprint_show(struct kobject *kobj,
 			  fp_estimate_footprint(to_fp_estimate(kobj)));
 }
 
+static ssize_t streamed_show(struct kobject *kobj,
+			     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n",
+			  fp_estimate_streamed(to_fp_estimate(kobj)));
+}
+
 static ssize_t crossover_show(struct kobject *kobj,
 			      struct kobj_attribute *attr, char *buf)
 {
@@ -258,6 +265,7 @@ static ssize_t tlb_entries_store(struct kobject *kobj,
 static struct kobj_attribute fp_cmd_ns_attr = __ATTR_RO(cmd_ns);
 static struct kobj_attribute fp_sync_ns_attr = __ATTR_RO(sync_ns);
 static struct kobj_attribute fp_footprint_attr = __ATTR_RO(footprint);
+static struct kobj_attribute fp_streamed_attr = __ATTR_RO(streamed);
 static struct kobj_attribute fp_crossover_attr = __ATTR_RO(crossover);
 static struct kobj_attribute fp_samples_attr = __ATTR_RO(samples);
 static struct kobj_attribute fp_walk_ns_attr = __ATTR_RW(walk_ns);
@@ -267,6 +275,7 @@ static struct attribute *fp_adaptive_attrs[] = {
 	&fp_cmd_ns_attr.attr,
 	&fp_sync_ns_attr.attr,
 	&fp_footprint_attr.attr,
+	&fp_streamed_attr.attr,
 	&fp_crossover_attr.attr,
 	&fp_samples_attr.attr,
 	&fp_walk_ns_attr.attr,
@@ -290,8 +299,9 @@ static void fp_context_release(struct kobject *kobj)
 {
 	struct fp_context *ctx = to_fp_context(kobj);
 
-	/* Either may never have been allocated: both allow that. */
+	/* Any may never have been allocated: each allows that. */
 	percpu_counter_destroy(&ctx->est.resident);
+	free_percpu(ctx->est.recent);
 	free_percpu(ctx->stats);
 	kfree(ctx);
 }

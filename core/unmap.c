@@ -107,14 +107,19 @@ size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
 	}
 	/*
 	 * Out of the footprint before any flush is decided: these entries go
-	 * whatever the policy does (estimate.c).  Once per call, and only
-	 * once fp_map() counts anything (before, the count means nothing and
-	 * adaptive assumes the TLB full): under UML a per-CPU add saves and
-	 * restores the interrupt state, 2 ns of a 4K unmap's 27 there.
+	 * whatever the policy does; and what this CPU mapped since @iova, if
+	 * it mapped it, says how much of the rest streams (estimate.c).  Once
+	 * per call, and only once fp_map() counts anything (before, the count
+	 * means nothing and adaptive assumes the TLB full): under UML a
+	 * per-CPU add saves and restores the interrupt state, 2 ns of a 4K
+	 * unmap's 27 there.
 	 */
 	counted = READ_ONCE(ctx->est.maps_seen);
-	if (counted)
+	if (counted) {
 		percpu_counter_sub(&ctx->est.resident, size >> __ffs(min_pagesz));
+		fp_estimate_unmapping(&ctx->est, iova, __ffs(min_pagesz),
+				      size >> __ffs(min_pagesz));
+	}
 	fp_call_begin(ctx, &call, gather);
 	while (unmapped < size) {
 		size_t count, pgsize, n;

@@ -27,6 +27,7 @@
 #define FP_NAME_MAX	16
 
 struct fp_context;
+struct fp_recent_maps;
 
 /**
  * struct fp_hw_ops - invalidation primitives of one backend (the hardware)
@@ -122,6 +123,8 @@ struct fp_context_cfg {
  * @samples: flushes timed so far
  * @resident: granules mapped through fp_map() and not unmapped since
  * @maps_seen: fp_map() was used on the context: @resident means something
+ * @recent: per CPU, when fp_map() last mapped each of a few IOVAs, from
+ *	which fp_unmap() tells how much of @resident is streamed (core only)
  *
  * Written without a lock by whoever times a flush: a lost or mixed update
  * makes an estimate worse for a while, never an invalidation wrong.
@@ -134,6 +137,7 @@ struct fp_estimate {
 	unsigned long samples;
 	struct percpu_counter resident;
 	bool maps_seen;
+	struct fp_recent_maps __percpu *recent;
 };
 
 /**
@@ -227,6 +231,7 @@ void fp_context_reset_stats(struct fp_context *ctx);
 struct fp_estimate *fp_context_estimate(struct fp_context *ctx);
 u64 fp_context_clock(struct fp_context *ctx);
 unsigned long fp_estimate_footprint(struct fp_estimate *e);
+unsigned long fp_estimate_streamed(struct fp_estimate *e);
 unsigned long fp_estimate_crossover(struct fp_estimate *e);
 bool fp_estimate_precise_cheaper(struct fp_estimate *e, unsigned long n);
 

@@ -322,12 +322,140 @@ static void footprint_exact_across_cpus(struct kunit *test)
 			(unsigned long)nr * m[0].pages);
 }
 
+/* FPE_STREAM buffers in flight, each mapped once and unmapped in order. */
+#define FPE_STREAM	16
+#define FPE_STREAM_IOVA	(FPE_IOVA + SZ_256M)
+
+static unsigned long fpe_stream_iova(unsigned int i)
+{
+	return FPE_STREAM_IOVA + (unsigned long)(i % (2 * FPE_STREAM)) * SZ_2M;
+}
+
+/*
+ * A NIC's ring: 4 pages of descriptors stay mapped, and 8-page buffers
+ * stream through, 16 in flight, each mapped, read once and unmapped in
+ * the order it was mapped.  When one goes, the 16 mapped after it are
+ * still mapped: 128 granules, but none of them will be read again, so a
+ * context-wide flush costs the 4 descriptor pages' walks, and 7 extra
+ * commands by VA do not pay for that.  Counting every mapped granule as
+ * live (132 entries "in use") sends every buffer by VA.
+ *
+ * On SMP the estimate is the unmapping CPU's: the task stays on one.
+ */
+static void streamed_buffers_not_live(struct kunit *test)
+{
+	struct fpt_rig *rig = fpe_rig(test);
+	unsigned int i, last = 4 * FPE_STREAM;
+	u64 va0, asid0;
+
+	migrate_disable();
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPE_IOVA, 4 * SZ_4K, SZ_4K), 0);
+	for (i = 0; i < last; i++) {
+		KUNIT_ASSERT_EQ(test, fpt_map(rig, fpe_stream_iova(i),
+					      SZ_32K, SZ_4K), 0);
+		if (i < FPE_STREAM)
+			continue;
+		va0 = fp_context_stat(rig->ctx, FP_STAT_TLBI_VA);
+		asid0 = fp_context_stat(rig->ctx, FP_STAT_TLBI_ASID);
+		KUNIT_ASSERT_EQ(test,
+				fpt_unmap(rig, fpe_stream_iova(i - FPE_STREAM),
+					  SZ_32K, false), SZ_32K);
+	}
+	migrate_enable();
+	/* The last buffer's unmap: one context-wide command, none by VA. */
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), va0);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_ASID),
+			asid0 + 1);
+	KUNIT_EXPECT_EQ(test, fpe_footprint(rig), 4 + FPE_STREAM * 8);
+	KUNIT_EXPECT_EQ(test, fp_estimate_streamed(fp_context_estimate(rig->ctx)),
+			FPE_STREAM * 8);
+}
+
+/*
+ * One buffer outlives many: 64 pages stay mapped, an 8-page buffer is
+ * mapped, a one-page buffer is mapped and unmapped 64 times while it
+ * stays, then it goes.  64 granules were mapped after it, but
+ * none is still mapped: the 64 long-lived pages are all that is live,
+ * and 7 extra commands by VA are cheaper than their walks.  Judged by
+ * its own lifetime alone, the buffer would say 64 granules stream and
+ * nothing is live, and flush the context.
+ */
+static void long_lived_buffer_after_churn(struct kunit *test)
+{
+	struct fpt_rig *rig = fpe_rig(test);
+	unsigned long buf = FPE_IOVA + SZ_64M, churn = FPE_STREAM_IOVA;
+	unsigned int i;
+	u64 va0, asid0;
+
+	migrate_disable();
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPE_IOVA, SZ_256K, SZ_4K), 0);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, buf, SZ_32K, SZ_4K), 0);
+	for (i = 0; i < 64; i++) {
+		KUNIT_ASSERT_EQ(test, fpt_map(rig, churn, SZ_4K, SZ_4K), 0);
+		KUNIT_ASSERT_EQ(test, fpt_unmap(rig, churn, SZ_4K, false),
+				SZ_4K);
+	}
+	va0 = fp_context_stat(rig->ctx, FP_STAT_TLBI_VA);
+	asid0 = fp_context_stat(rig->ctx, FP_STAT_TLBI_ASID);
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, buf, SZ_32K, false), SZ_32K);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA),
+			va0 + 8);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_ASID),
+			asid0);
+}
+
+/*
+ * A buffer mapped in pieces, one fp_map() call each (as iommu_map_sg()
+ * maps a scatterlist), and unmapped in one call at its first piece: the
+ * pieces after the first were mapped after it, but they go with it, and
+ * are no sign that anything else streams.  32 pages stay mapped; the
+ * buffer's 32 pages, in 4 pieces, go by VA (31 extra commands against
+ * 32 walks), every time.  Counting its own later pieces as streamed
+ * leaves 8 pages live, and a context-wide flush.
+ */
+static void buffer_mapped_in_pieces(struct kunit *test)
+{
+	struct fpt_rig *rig = fpe_rig(test);
+	unsigned long buf = FPE_IOVA + SZ_64M;
+	unsigned int round, i;
+	u64 va0, asid0;
+
+	migrate_disable();
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPE_IOVA, SZ_128K, SZ_4K), 0);
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < 4; i++) {
+			unsigned long iova = buf + i * SZ_32K;
+			size_t mapped = 0;
+
+			KUNIT_ASSERT_EQ(test, fp_map(rig->ctx, rig->ops, iova,
+						     iova, SZ_4K, 8,
+						     IOMMU_READ | IOMMU_WRITE,
+						     GFP_KERNEL, &mapped), 0);
+			KUNIT_ASSERT_EQ(test, mapped, SZ_32K);
+		}
+		va0 = fp_context_stat(rig->ctx, FP_STAT_TLBI_VA);
+		asid0 = fp_context_stat(rig->ctx, FP_STAT_TLBI_ASID);
+		KUNIT_EXPECT_EQ(test, fpt_unmap(rig, buf, SZ_128K, false),
+				SZ_128K);
+		KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA),
+				va0 + 32);
+		KUNIT_EXPECT_EQ(test,
+				fp_context_stat(rig->ctx, FP_STAT_TLBI_ASID),
+				asid0);
+	}
+	migrate_enable();
+}
+
 static struct kunit_case fpe_test_cases[] = {
 	KUNIT_CASE(sample_divides_by_all_commands),
 	KUNIT_CASE(huge_estimate_does_not_wrap),
 	KUNIT_CASE(footprint_follows_map_and_unmap),
 	KUNIT_CASE(misaligned_map_refused),
 	KUNIT_CASE(footprint_exact_across_cpus),
+	KUNIT_CASE(streamed_buffers_not_live),
+	KUNIT_CASE(long_lived_buffer_after_churn),
+	KUNIT_CASE(buffer_mapped_in_pieces),
 	{}
 };
 

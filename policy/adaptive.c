@@ -7,7 +7,7 @@
  *   context-wide: 1 command                 + a sync
  *                 + a walk for every live entry of the context it destroys
  * and takes the cheaper.  The sync is common to both, so precise wins while
- * (n - 1) * command <= footprint * walk (fp_estimate_precise_cheaper()).
+ * (n - 1) * command <= live * walk (fp_estimate_precise_cheaper()).
  *
  * What it measures: the time of the flushes it sends itself, by the
  * context's clock (fp_context_clock(): ktime, or a model's), two reads per
@@ -22,8 +22,10 @@
  *
  * What it assumes: the walk cost of a miss and the TLB size from the
  * backend (or sysfs), and that every entry mapped through fp_map() and not
- * unmapped is live in the TLB, up to its size (fp_estimate_footprint()):
- * an upper bound, so it errs towards precise.
+ * unmapped is live in the TLB, up to its size (fp_estimate_footprint()),
+ * except those the core judges streamed: mapped after the buffer this CPU
+ * last unmapped, and so, in a ring of buffers each used once, never to be
+ * used again (fp_estimate_streamed()).
  *
  * How it fails safe: whichever it chooses is a complete invalidation with
  * the same primitives and coverage rules as threshold (a covered gather is
