@@ -271,8 +271,10 @@ static int fp_context_switch(struct fp_context *ctx, const char *name,
  * Walk flushes in flight finish with the old policy; gathered leaves are
  * flushed by whichever policy is current at iotlb_sync, so no invalidation
  * is lost across the switch.  Returns once no call into the old policy is
- * running, and its module is no longer pinned by @ctx.  This is the one
- * place a policy changes: the sysfs store only parses.
+ * running, if it can go away (a built-in policy cannot, and calls into it
+ * are not waited for: dispatch.c), and its module is no longer pinned by
+ * @ctx.  This is the one place a policy changes: the sysfs store only
+ * parses.
  *
  * Context: process context; may sleep (for a module load).
  * Return: 0, -EINVAL for an unknown name (or a policy withdrawn while

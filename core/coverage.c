@@ -5,10 +5,12 @@
  * fp_unmap() keeps a struct fp_call on its stack, and nothing here is
  * written by one unmap and read by another.
  *
- * Finding the record.  While fp_unmap() is inside the page table's
- * unmap_pages, its task cannot leave this CPU (migrate_disable()), and this
- * CPU's fp_cur_call points at its record, until another call on this CPU
- * takes the slot.  tlb_add_page finds the record around its gather;
+ * Finding the record.  While fp_unmap() is inside a page table's
+ * unmap_pages that may free tables (pages larger than the smallest; the
+ * others free none, and their walks need no record: core/unmap.c), its
+ * task cannot leave this CPU (migrate_disable()), and this CPU's
+ * fp_cur_call points at its record, until another call on this CPU takes
+ * the slot.  tlb_add_page finds the record around its gather;
  * tlb_flush_walk, which gets only the cookie, through the slot, by the
  * record's context, task and interrupt nesting.  No lock, no atomic.  The
  * task alone would be wrong: an interrupt runs with the task it

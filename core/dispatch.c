@@ -18,14 +18,24 @@
 /*
  * Which policy to call, and what keeps it alive during the call.
  *
- * Every policy call, built-in or in a module, is made the same way: the
- * context's policy pointer is read once, inside a read section of
- * fp_policy_srcu, which is held until the call returns, and the switch
- * (fp_context_set_policy()) waits for every such section with
+ * A policy in a module of its own, or registered by another module, is
+ * called inside a read section of fp_policy_srcu: the context's policy
+ * pointer is read inside it, and it is held until the call returns, and
+ * the switch (fp_context_set_policy()) waits for every such section with
  * fp_policy_wait_calls() before it drops its reference to the old policy's
  * module.  So a policy module cannot be unloaded while one of its calls is
  * running, the pointer a call reads is the one it runs, and once a switch
  * returns the old policy's module can be removed at once.
+ *
+ * The built-in policies (va, range, asid, nonstrict) need no such pin:
+ * they live in this module, which outlives every context, so nothing a
+ * switch or an unregistration does can free one under a call.  A call
+ * reads the pointer once and, if it is one of them (compared as an
+ * address, never read through before it is known to be), calls it with
+ * no read section; any other pointer is read again inside one.  Tree
+ * SRCU's read side is two out-of-line calls with a full barrier each, a
+ * fixed cost of every 4K unmap, for a pin that only a policy that can go
+ * away needs (fixed_cost_parts_reported in kunit/bench_scale.c prices it).
  *
  * SRCU, not RCU: one policy call may send hundreds of thousands of
  * commands and wait for their sync (va freeing a table of 1G: 262144),
@@ -33,20 +43,20 @@
  * machine for as long (an RCU stall in the arm64 test kernel under TCG,
  * 28 s).  An SRCU read section holds up only the grace periods of
  * fp_policy_srcu, which only switches and unregistration wait for.  Its
- * read side writes only this CPU's counters (tree SRCU) or nothing shared at all
- * (tiny SRCU, uniprocessor): no cache line bounces between CPUs
+ * read side writes only this CPU's counters (tree SRCU) or nothing shared
+ * at all (tiny SRCU, uniprocessor): no cache line bounces between CPUs
  * unmapping at once.  A read section may be taken from interrupts too
  * (flush_iotlb_all from a lazy flush timer), never from NMI.
  *
- * One section per walk flush, gather and context flush: never per leaf,
- * and the policy itself runs outside any RCU read section, as long as it
- * does not take one itself.  Policies must still not sleep: they are
- * called wherever io-pgtable and the IOMMU core unmap, spinlocks held.
- * An SRCU read section would let one sleep unseen until a driver called
- * it from atomic context, so the pin is also a non-blocking section:
- * with CONFIG_DEBUG_ATOMIC_SLEEP a sleeping policy or backend primitive
- * warns at once, from any caller (nothing without it).  Except on
- * PREEMPT_RT, where a spinlock_t sleeps: see fp_policy_call_begin().
+ * One call per walk flush, gather and context flush: never per leaf, and
+ * the policy itself runs outside any RCU read section, as long as it does
+ * not take one itself.  Policies must still not sleep: they are called
+ * wherever io-pgtable and the IOMMU core unmap, spinlocks held.  An SRCU
+ * read section would let one sleep unseen until a driver called it from
+ * atomic context, so every call, pinned or not, is also a non-blocking
+ * section: with CONFIG_DEBUG_ATOMIC_SLEEP a sleeping policy or backend
+ * primitive warns at once, from any caller (nothing without it).  Except
+ * on PREEMPT_RT, where a spinlock_t sleeps: see fp_policy_call_begin().
  */
 DEFINE_STATIC_SRCU(fp_policy_srcu);
 
@@ -91,19 +101,41 @@ static void fp_policy_call_end(void)
 }
 #endif
 
+/* Whether @pol is one of this module's policies; @pol is not read. */
+static bool fp_policy_builtin(const struct fp_policy *pol)
+{
+	return pol == &fp_policy_va || pol == &fp_policy_range ||
+	       pol == &fp_policy_asid || pol == &fp_policy_nonstrict;
+}
+
+/*
+ * The context's policy, and *@idx: its read section, or -1 for a built-in
+ * policy, which needs none.  Sparse sees a section either way.
+ */
 static struct fp_policy *fp_policy_pin(struct fp_context *ctx, int *idx)
 	__acquires(&fp_policy_srcu)
 {
-	*idx = srcu_read_lock(&fp_policy_srcu);
+	struct fp_policy *pol = rcu_access_pointer(ctx->policy);
+
+	if (fp_policy_builtin(pol)) {
+		__acquire(&fp_policy_srcu);
+		*idx = -1;
+	} else {
+		*idx = srcu_read_lock(&fp_policy_srcu);
+		pol = srcu_dereference(ctx->policy, &fp_policy_srcu);
+	}
 	fp_policy_call_begin();
-	return srcu_dereference(ctx->policy, &fp_policy_srcu);
+	return pol;
 }
 
 static void fp_policy_unpin(int idx)
 	__releases(&fp_policy_srcu)
 {
 	fp_policy_call_end();
-	srcu_read_unlock(&fp_policy_srcu, idx);
+	if (idx < 0)
+		__release(&fp_policy_srcu);
+	else
+		srcu_read_unlock(&fp_policy_srcu, idx);
 }
 
 /**

@@ -81,8 +81,9 @@ static void fp_unmap_end(struct fp_context *ctx, struct fp_call *c,
  *
  * Unmapping through here rather than through @ops directly also lets the
  * walk flushes of this call cover the table entries it gathers, which
- * saves the policies a command for them (see coverage.c).  The page table
- * is called with migration off (preemption stays on).
+ * saves the policies a command for them (see coverage.c).  A page table
+ * call that may free tables is made with migration off (preemption stays
+ * on).
  *
  * Return: bytes unmapped; less than @size if a page was not mapped; 0 for
  * a misaligned @iova or @size, refused with a warning as iommu_unmap()
@@ -123,13 +124,25 @@ size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
 	fp_call_begin(ctx, &call, gather);
 	while (unmapped < size) {
 		size_t count, pgsize, n;
+		bool frees;
 
 		pgsize = fp_unmap_pgsize(bitmap, iova + unmapped,
 					 size - unmapped, &count);
-		fp_call_enter(&call);
+		/*
+		 * Only pages larger than the smallest can be tables that the
+		 * page table frees, with the walk flushes the call's record is
+		 * for (coverage.c, W1).  Unmapping the smallest pages, a walk
+		 * (arm-v7s splitting a contiguous entry) finds no record and
+		 * covers nothing, as it would have, and the unmap saves
+		 * migration off and on (coverage.c, R4).
+		 */
+		frees = pgsize > min_pagesz;
+		if (frees)
+			fp_call_enter(&call);
 		n = ops->unmap_pages(ops, iova + unmapped, pgsize, count,
 				     &call.gather);
-		fp_call_leave(&call);
+		if (frees)
+			fp_call_leave(&call);
 		if (!n)
 			break;
 		unmapped += n;

@@ -25,9 +25,11 @@
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/percpu.h>
+#include <linux/percpu_counter.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/sort.h>
+#include <linux/srcu.h>
 
 #include "bench_backend.h"
 
@@ -53,6 +55,8 @@ struct fps_side {
 	const char *name;
 	struct fp_context *ctx;		/* NULL on the direct side */
 	struct io_pgtable_ops *ops;
+	/* A part of flushpol's path, made once per unmap besides. */
+	void (*part)(void);
 };
 
 struct fps_round {
@@ -63,7 +67,7 @@ struct fps_round {
 	atomic_t short_unmaps;
 	atomic_t map_failures;
 	struct completion done;
-	u64 ns[FPS_MAX_THREADS];	/* per unmap, per thread */
+	u64 ns[FPS_MAX_THREADS];	/* per round, per thread */
 };
 
 struct fps_worker {
@@ -110,24 +114,31 @@ static int fps_worker_fn(void *data)
 	t0 = ktime_get_ns();
 	for (i = 0; i < FPS_PAGES; i++, iova += SZ_4K) {
 		if (s->ctx) {
+			if (s->part)
+				s->part();
 			n = fp_unmap(s->ctx, s->ops, iova, SZ_4K, NULL);
 		} else {
 			/* iommu_unmap() of one page: unmap, then sync. */
 			iommu_iotlb_gather_init(&g);
+			if (s->part)
+				s->part();
 			n = s->ops->unmap_pages(s->ops, iova, SZ_4K, 1, &g);
 			fpbk_direct_iotlb_sync(&g);
 		}
 		if (n != SZ_4K)
 			atomic_inc(&r->short_unmaps);
 	}
-	r->ns[w->id] = div_u64(ktime_get_ns() - t0, FPS_PAGES);
+	r->ns[w->id] = ktime_get_ns() - t0;
 
 	if (atomic_dec_and_test(&r->running))
 		complete(&r->done);
 	return 0;
 }
 
-/* One round: @threads threads, on CPUs of their own, unmap through @s. */
+/*
+ * One round: @threads threads, on CPUs of their own, unmap through @s;
+ * *@ns: the time each took for its FPS_PAGES unmaps, the mean of them.
+ */
 static void fps_run_round(struct kunit *test, struct fps_side *s,
 			  unsigned int threads, u64 *ns)
 {
@@ -199,10 +210,12 @@ static void scaling_reported(struct kunit *test)
 		/* The sides in turn, so the host's noise falls on both. */
 		for (r = 0; r < FPS_ROUNDS; r++) {
 			fps_run_round(test, &fp, threads, &fp_ns[r]);
+			fp_ns[r] = div_u64(fp_ns[r], FPS_PAGES);
 			fpbk_counts(&c, &y);
 			fp_cmds += c;
 			fp_syncs += y;
 			fps_run_round(test, &direct, threads, &d_ns[r]);
+			d_ns[r] = div_u64(d_ns[r], FPS_PAGES);
 			fpbk_counts(&c, &y);
 			d_cmds += c;
 			d_syncs += y;
@@ -224,6 +237,182 @@ static void scaling_reported(struct kunit *test)
 	}
 }
 
+/*
+ * Where flushpol's fixed cost per unmap goes: the parts of its path that a
+ * 4K unmap through fp_unmap() and va takes, each added alone to the
+ * direct side, as the core makes it (core/dispatch.c, core/coverage.c,
+ * core/fp_core.h, core/unmap.c), through a call of its own; and that
+ * call alone ("none"), which the parts are measured against.  What the
+ * parts leave of flushpol's cost over direct is the dispatch itself: the
+ * gather handed on, the policy and the backend reached through pointers.
+ */
+DEFINE_STATIC_SRCU(fps_srcu);
+static int __rcu *fps_srcu_ptr;
+
+static noinline void fps_part_none(void)
+{
+	barrier();
+}
+
+/* fp_policy_pin() and fp_policy_unpin(): once per 4K unmap (its gather). */
+static noinline void fps_part_srcu(void)
+{
+	int idx = srcu_read_lock(&fps_srcu);
+	int *pol = srcu_dereference(fps_srcu_ptr, &fps_srcu);
+
+	OPTIMIZER_HIDE_VAR(pol);
+	srcu_read_unlock(&fps_srcu, idx);
+}
+
+/* fp_call_enter() and fp_call_leave(), around the page table's unmap. */
+struct fps_call {
+	struct task_struct *task;
+	unsigned long irq;
+	struct fps_call *restore;
+};
+
+static DEFINE_PER_CPU(struct fps_call *, fps_cur_call);
+
+static noinline void fps_part_record(void)
+{
+	struct fps_call c, *prev;
+
+	migrate_disable();
+	c.task = current;
+	c.irq = preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_MASK);
+	preempt_disable();
+	prev = __this_cpu_read(fps_cur_call);
+	c.restore = prev && prev->irq < c.irq ? prev : NULL;
+	__this_cpu_write(fps_cur_call, &c);
+	preempt_enable();
+
+	preempt_disable();
+	if (__this_cpu_read(fps_cur_call) == &c)
+		__this_cpu_write(fps_cur_call, c.restore);
+	preempt_enable();
+	migrate_enable();
+}
+
+/* fp_stat_add(): unmaps, pages, TLBI_VA commands, syncs. */
+struct fps_stats {
+	atomic64_t v[4];
+};
+
+static struct fps_stats __percpu *fps_stats;
+
+static noinline void fps_part_stats(void)
+{
+	struct fps_stats __percpu *stats = READ_ONCE(fps_stats);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(stats->v); i++)
+		atomic64_add(1, &raw_cpu_ptr(stats)->v[i]);
+}
+
+/* The footprint estimate, once fp_map() has counted (core/unmap.c). */
+static struct percpu_counter fps_resident;
+
+static noinline void fps_part_estimate(void)
+{
+	percpu_counter_sub(&fps_resident, 1);
+}
+
+/*
+ * What the core no longer does for a 4K unmap under a built-in policy: a
+ * read section around the policy call, and the call record (migration off
+ * and on) around the page table's unmap.  Added back to flushpol's side,
+ * it gives the core as it was, in the same rounds.
+ */
+static noinline void fps_part_removed(void)
+{
+	fps_part_srcu();
+	fps_part_record();
+}
+
+static const struct {
+	const char *name;
+	void (*part)(void);
+} fps_parts[] = {
+	{ "none", fps_part_none },
+	{ "srcu", fps_part_srcu },
+	{ "record", fps_part_record },
+	{ "stats", fps_part_stats },
+	{ "estimate", fps_part_estimate },
+};
+
+#define FPS_PART_SIDES	(3 + ARRAY_SIZE(fps_parts))
+
+static void fps_free_parts(void *data)
+{
+	percpu_counter_destroy(&fps_resident);
+	free_percpu(fps_stats);
+	fps_stats = NULL;
+}
+
+/* Every round's ns per unmap, in tenths, for the table's intervals. */
+static void fps_print_rounds(struct kunit *test, const char *side,
+			     const u64 *ns)
+{
+	const size_t size = FPS_ROUNDS * 21 + 1;
+	char *buf = kunit_kzalloc(test, size, GFP_KERNEL);
+	unsigned int r;
+	int len = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (r = 0; r < FPS_ROUNDS; r++)
+		len += scnprintf(buf + len, size - len, r ? ",%llu" : "%llu",
+				 div_u64(ns[r] * 10, FPS_PAGES));
+	kunit_info(test,
+		   "fp-fixed: side=%s policy=va threads=1 pages=%u rounds=%u dns=%s\n",
+		   side, FPS_PAGES, FPS_ROUNDS, buf);
+	kunit_kfree(test, buf);
+}
+
+/*
+ * One thread, policy va: flushpol, flushpol with what the core no longer
+ * does added back, direct, and direct with each part, in turn within
+ * every round.
+ */
+static void fixed_cost_parts_reported(struct kunit *test)
+{
+	struct fpbk_pair *p = fpbk_pair_create(test, "scale", "va");
+	struct fps_side sides[FPS_PART_SIDES];
+	u64 (*ns)[FPS_ROUNDS];
+	unsigned long c, y;
+	unsigned int i, r;
+
+	ns = kunit_kcalloc(test, FPS_PART_SIDES, sizeof(*ns), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ns);
+	fps_stats = alloc_percpu(struct fps_stats);
+	KUNIT_ASSERT_TRUE(test, fps_stats);
+	KUNIT_ASSERT_EQ(test, percpu_counter_init(&fps_resident, 0,
+						  GFP_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fps_free_parts,
+							NULL), 0);
+
+	sides[0] = (struct fps_side){ .name = "flushpol", .ctx = p->ctx,
+				      .ops = p->fp_ops };
+	sides[1] = (struct fps_side){ .name = "direct",
+				      .ops = p->direct_ops };
+	sides[2] = (struct fps_side){ .name = "flushpol+removed",
+				      .ctx = p->ctx, .ops = p->fp_ops,
+				      .part = fps_part_removed };
+	for (i = 0; i < ARRAY_SIZE(fps_parts); i++)
+		sides[3 + i] = (struct fps_side){ .name = fps_parts[i].name,
+						  .ops = p->direct_ops,
+						  .part = fps_parts[i].part };
+	fpbk_counts(&c, &y);
+	for (r = 0; r < FPS_ROUNDS; r++)
+		for (i = 0; i < FPS_PART_SIDES; i++)
+			fps_run_round(test, &sides[i], 1, &ns[i][r]);
+	fpbk_counts(&c, &y);
+	/* Every side sent one TLBI and one sync per unmap. */
+	KUNIT_EXPECT_EQ(test, c, FPS_PART_SIDES * FPS_ROUNDS * FPS_PAGES);
+	KUNIT_EXPECT_EQ(test, y, FPS_PART_SIDES * FPS_ROUNDS * FPS_PAGES);
+	for (i = 0; i < FPS_PART_SIDES; i++)
+		fps_print_rounds(test, sides[i].name, ns[i]);
+}
+
 static const char * const fps_policies[] = { "va", "threshold" };
 
 static void fps_policy_desc(const char * const *p, char *desc)
@@ -235,6 +424,7 @@ KUNIT_ARRAY_PARAM(fps_policy, fps_policies, fps_policy_desc);
 
 static struct kunit_case fps_test_cases[] = {
 	KUNIT_CASE_PARAM(scaling_reported, fps_policy_gen_params),
+	KUNIT_CASE(fixed_cost_parts_reported),
 	{}
 };
 

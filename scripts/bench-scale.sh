@@ -3,26 +3,48 @@
 #
 # Usage: scripts/bench-scale.sh [DIR]
 #
-# The scalability table of make bench, from the "fp-scale:" lines of
-# kunit/bench_scale.c in DIR/ktap.log, DIR being the output directory of
-# scripts/kunit.sh --arch arm64 (default build/kunit-arm64, make check's):
-# writes build/results/scale.md (also printed).
+# The scalability and fixed-cost tables of make bench: the "fp-scale:",
+# "fp-fixed:" and "fp-scale-cmdq:" lines of kunit/bench_scale.c and
+# kunit/bench_scale_cmdq.c.  Without DIR, runs them first in the arm64
+# kernel without debug options (scripts/kunit.sh --arch arm64 --bench,
+# QEMU -smp 4; a few minutes under TCG, the kernel built first if it is
+# not cached, about an hour); with DIR, reads DIR/ktap.log, DIR being the
+# output directory of such a run (or of any scripts/kunit.sh --arch arm64
+# run: the table says which kernel, from DIR/kernel.txt).  Writes
+# build/results/scale.md (also printed).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
-dir=${1:-$top/build/kunit-arm64}
 mkdir -p "$FP_RESULTS"
 md=$FP_RESULTS/scale.md
 
-grep -q 'fp-scale:' "$dir/ktap.log" ||
+if [ $# -ge 1 ]; then
+	dir=$1
+else
+	dir=${FLUSHPOL_OUT:-$top/build/bench-arm64}
+	FLUSHPOL_OUT=$dir "$top/scripts/kunit.sh" --arch arm64 --bench \
+		>"$dir.log" 2>&1 ||
+		{ tail -n 30 "$dir.log" >&2;
+		  echo "bench-scale: FAIL, see $dir.log" >&2; exit 1; }
+fi
+grep -q 'fp-scale' "$dir/ktap.log" ||
 	{ echo "bench-scale: no fp-scale lines in $dir/ktap.log" >&2; exit 1; }
+
+# What the kernel was built with: the debug options the figures carry.
+kernel="an arm64 kernel"
+config=$(cat "$dir/kernel.txt" 2>/dev/null || true)/.config
+if [ -f "$config" ]; then
+	debug=$(grep -oE '^CONFIG_(KASAN|PROVE_LOCKING|PROVE_RCU|DEBUG_KMEMLEAK|KCSAN|PREEMPT_RT)=y' \
+		"$config" | sed 's/^CONFIG_//; s/=y$//' | paste -sd, | sed 's/,/, /g')
+	kernel="the arm64 kernel $(basename "$(dirname "$config")") (${debug:-no debug options})"
+fi
 rev=$(git -C "$top" describe --always --dirty 2>/dev/null) || rev="a tree"
 {
 	echo "Measured $(date -u +%F) at $rev on $(nproc) host cores," \
 	     "qemu-system-aarch64 $(qemu-system-aarch64 --version |
-		head -n 1 | awk '{print $4}') -M virt -smp 4 (MTTCG)."
+		head -n 1 | awk '{print $4}') -M virt -smp 4 (MTTCG), in $kernel."
 	echo
 	python3 "$top/scripts/bench-scale-table.py" "$dir/ktap.log"
 } >"$md"

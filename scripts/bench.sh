@@ -16,7 +16,12 @@
 #      bench-upstream.sh, which also runs alone);
 #   4. throughput of fio on QEMU's NVMe through every policy, strict and
 #      lazy, against the upstream driver strict and lazy and bypass
-#      (scripts/qemu/fio-bench.sh: fio.md and fio.png).
+#      (scripts/qemu/fio-bench.sh: fio.md and fio.png);
+#   5. in the arm64 SMP kernel without debug options (scripts/arm64-kernel.sh
+#      bench), on QEMU -smp 4: fp_unmap() against direct calls from 1, 2
+#      and 4 CPUs, where its fixed cost per unmap goes, and the shipped
+#      SMMUv3 command queue from 1, 2 and 4 CPUs (scripts/bench-scale.sh:
+#      scale.md).
 # Writes bench.md (also printed), unmap-latency.png, qemu-vs-upstream.md
 # and dispatch.md beside those, all in build/results/ (FLUSHPOL_RESULTS),
 # and prints where they went; nothing tracked is written: `make results`
@@ -76,7 +81,7 @@ fp_apt_install "${FP_DEB_PACKAGES[@]}" gnuplot-nox
 rm -rf "$out"
 mkdir -p "$out/qemu" "$res"
 
-log "1/5 KUnit in the test kernel: command counts, dispatch cost, adaptive"
+log "1/6 KUnit in the test kernel: command counts, dispatch cost, adaptive"
 FP_KUNIT_ARGS=flushpol_kunit.adaptive_eval_full=1 FLUSHPOL_OUT=$out/kunit \
 	"$top/scripts/kunit.sh" >"$out/kunit.log" 2>&1 ||
 	kunit_failed "$out/kunit" "$out/kunit.log"
@@ -95,7 +100,7 @@ grep -q 'fp-dispatch:' "$out/kunit/ktap.log" ||
 (cd "$out" && gnuplot -e "png='$res/adaptive.png'" adaptive.gp)
 log "wrote $res/adaptive.md and $res/adaptive.png"
 
-log "2/5 KUnit in UML without debug options: dispatch cost"
+log "2/6 KUnit in UML without debug options: dispatch cost"
 uml=$("$top/scripts/bench-uml.sh" 2>"$out/bench-uml.log") ||
 	failed "$out/bench-uml.log"
 FLUSHPOL_UML=$uml FLUSHPOL_OUT=$out/kunit-nodebug "$top/scripts/kunit.sh" \
@@ -107,15 +112,20 @@ export FLUSHPOL_QEMU_OUT=$out/qemu
 eval "$("$qemu/prepare.sh")"
 # Steps 3 and 4 are scripts/qemu/bench-upstream.sh's, which also runs
 # alone: its consoles and trace stay in $out/qemu for bench-table.py.
-log "3-4/5 QEMU: $rounds boots with flushpol's policies (DKMS into $KVER)," \
+log "3-4/6 QEMU: $rounds boots with flushpol's policies (DKMS into $KVER)," \
     "each followed by one with the upstream arm-smmu-v3 driver, and one" \
     "with upstream's commands counted by QEMU"
 FP_BENCH_NO_TABLE=1 "$qemu/bench-upstream.sh" "$rounds" "$reps" \
 	2>"$out/bench-upstream.log" || failed "$out/bench-upstream.log"
 
-log "5/5 QEMU: fio on NVMe, every configuration, alternating rounds"
+log "5/6 QEMU: fio on NVMe, every configuration, alternating rounds"
 FP_FIO_PREBUILT=1 "$qemu/fio-bench.sh" >"$out/fio.log" 2>&1 ||
 	failed "$out/fio.log"
+
+log "6/6 arm64 SMP without debug options: scalability, the fixed cost per" \
+    "unmap, the command queue from 1, 2 and 4 CPUs"
+FLUSHPOL_OUT=$out/bench-arm64 "$top/scripts/bench-scale.sh" \
+	>"$out/bench-scale.log" 2>&1 || failed "$out/bench-scale.log"
 
 md=$res/bench.md
 png=$res/unmap-latency.png
@@ -149,7 +159,7 @@ log "wrote $md and $png"
 "$top/scripts/bench-dispatch.sh" "$out/kunit" "$out/kunit-nodebug" >/dev/null
 log "results in ${res#"$top"/}/:"
 for f in bench.md unmap-latency.png qemu-vs-upstream.md dispatch.md \
-	 adaptive.md adaptive.png fio.md fio.png; do
+	 adaptive.md adaptive.png fio.md fio.png scale.md; do
 	[ ! -e "$res/$f" ] || log "  ${res#"$top"/}/$f"
 done
 log "to publish them into bench/results/ (tracked): make results"

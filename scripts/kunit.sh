@@ -47,6 +47,16 @@
 #                                    lockdep checks raw and sleeping lock
 #                                    nesting, and the run fails unless
 #                                    lockdep is still on at the end
+#   kunit.sh --arch arm64 --bench    the scale benchmarks alone
+#                                    (flushpol_bench_scale*), in the arm64
+#                                    kernel without debug options
+#                                    (scripts/arm64-kernel.sh bench), for
+#                                    scripts/bench-scale.sh: the same
+#                                    initrd and modules, no lifetime
+#                                    checks; the benchmarks' own checks
+#                                    (every unmap and sync completed)
+#                                    still fail the run, but it is no test
+#                                    run: no other suite runs
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -202,6 +212,18 @@ if [ "${1:-}" = --rt ]; then
 	rt=rt
 	out=${FLUSHPOL_OUT:-$top/build/rt-arm64}
 fi
+# make bench's scale benchmarks, in a kernel without KASAN, lockdep and
+# the other debug options, which distort exactly what they measure.
+bench=
+if [ "${1:-}" = --bench ]; then
+	[ "$arch" = arm64 ] ||
+		{ echo "kunit: --bench needs --arch arm64" >&2; exit 1; }
+	bench=bench
+	out=${FLUSHPOL_OUT:-$top/build/bench-arm64}
+	suites=(flushpol_bench_scale flushpol_bench_scale_cmdq)
+	cmdline=("kunit.filter_glob=flushpol_bench_scale*")
+	init_args=()
+fi
 
 # More of the kernel command line, from the caller (make bench:
 # flushpol_kunit.adaptive_eval_full=1).
@@ -233,7 +255,7 @@ if [ "$arch" = um ]; then
 	kmake=(make -s -C "$src" O="$kernel" ARCH=um)
 	cc=gcc
 else
-	kernel=$("$top/scripts/arm64-kernel.sh" $kcsan $rt)
+	kernel=$("$top/scripts/arm64-kernel.sh" $kcsan $rt $bench)
 	kmake=(make -s -C "$src" O="$kernel" ARCH=arm64
 	       CROSS_COMPILE=aarch64-linux-gnu-)
 	cc=aarch64-linux-gnu-gcc
@@ -245,6 +267,8 @@ fi
 # build.
 rm -rf "$out"
 mkdir -p "$out/root"
+# Which kernel ran: its .config says what the figures were measured in.
+echo "$kernel" > "$out/kernel.txt"
 fp_export_tree "$out/src"
 "${kmake[@]}" M="$out/src" W=1 KCFLAGS=-Werror ${planted:+FP_KCSAN_PLANTED=y} \
 	modules
@@ -402,7 +426,7 @@ if [ -n "$kcsan" ]; then
 	cat "$out/kcsan-summary.txt"
 	[ "$kcsan_rc" = 0 ] || rc=1
 fi
-kind="$arch${kcsan:+, KCSAN}${rt:+, PREEMPT_RT}"
+kind="$arch${kcsan:+, KCSAN}${rt:+, PREEMPT_RT}${bench:+, bench kernel}"
 [ ${#fails[@]} = 0 ] || rc=1
 if [ $rc = 0 ]; then
 	log "PASS: ${#suites[@]} suites, no splat ($kind)"

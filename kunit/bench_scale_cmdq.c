@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flushpol_bench_scale_cmdq: whether the shipped SMMUv3 command queue
+ * (backends/smmuv3/cmdq.c) lets CPUs that each wait for their own CMD_SYNC
+ * go on as fast as one CPU alone.  N threads (1, 2, 4), each bound to a
+ * CPU of its own, each issue batches of one TLBI and a CMD_SYNC through
+ * smmuv3_cmdq_ops and wait for their sync, in front of the fake SMMU of
+ * fp_smmuv3_fake.c; and, in the same rounds, the same threads encode the
+ * same commands and hand them to a do-nothing call instead ("private"):
+ * what the host gives N vCPUs that share nothing, the ceiling of any
+ * software.
+ *
+ * The fake consumes on CMDQ_CONS reads, everything published at each read:
+ * the consumer's work is done by whichever CPU polls, under the fake's one
+ * lock, as the one SMMU consumes one queue in order.  That work is serial
+ * by nature, so it bounds what N CPUs can reach: the "fp-scale-cmdq-fake"
+ * line gives its cost per batch, timed alone on one CPU, from which the
+ * table derives the bound.  A consumer thread instead would need a CPU of
+ * its own (five with four producers on QEMU's four) and would cap the
+ * queue at its own pace, whatever the queue does.
+ *
+ * A benchmark, not a test: it prints "fp-scale-cmdq:" lines for
+ * scripts/bench-scale.sh and asserts nothing about time; it does check
+ * that every sync completed and nothing was lost.  Under UML (one CPU)
+ * only N = 1 runs.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
+
+#include "fp_model.h"
+#include "fp_smmuv3_fake.h"
+
+/*
+ * Per thread and round, batches of one TLBI and a CMD_SYNC: a 4K unmap's.
+ * 1024 batches take a few ms of guest time under TCG; rounds are many and
+ * short, the sides and thread counts in turn within each, so that the
+ * host's noise falls on all of them and a ratio can be taken per round.
+ */
+#define FPQ_BATCHES	1024
+#define FPQ_ROUNDS	31
+#define FPQ_MAX_THREADS	4
+#define FPQ_SHIFT	10
+#define FPQ_ASID	0x200
+#define FPQ_IOVA	SZ_1G
+/* Calibration of the fake alone: batches, and clock pairs. */
+#define FPQ_CAL_BATCHES	4096
+
+enum fpq_side { FPQ_CMDQ, FPQ_PRIVATE, FPQ_SIDES };
+
+static const char * const fpq_side_name[FPQ_SIDES] = {
+	[FPQ_CMDQ] = "cmdq", [FPQ_PRIVATE] = "private",
+};
+
+struct fpq_round {
+	struct fpt_v3_fake *f;
+	enum fpq_side side;
+	unsigned int threads;
+	atomic_t arrived;
+	atomic_t running;
+	atomic_t failed;
+	struct completion done;
+	u64 ns[FPQ_MAX_THREADS];	/* per batch, per thread */
+};
+
+struct fpq_worker {
+	struct fpq_round *r;
+	unsigned int id;
+};
+
+static DEFINE_PER_CPU(u64, fpq_sink);
+
+/* The private side's queue: takes the command as a call, keeps nothing. */
+static noinline void fpq_private_submit(const u64 *cmd)
+{
+	raw_cpu_add(fpq_sink, cmd[0] ^ cmd[1]);
+}
+
+static int fpq_worker_fn(void *data)
+{
+	struct fpq_worker *w = data;
+	struct fpq_round *r = w->r;
+	struct smmuv3_device *smmu = &r->f->smmu;
+	u64 cmd[CMD_DWORDS], t0;
+	unsigned int i;
+
+	atomic_inc(&r->arrived);
+	while (atomic_read(&r->arrived) < r->threads)
+		cpu_relax();
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < FPQ_BATCHES; i++) {
+		smmuv3_cmd_tlbi_nh_va(cmd, FPQ_ASID + w->id,
+				      FPQ_IOVA + (unsigned long)i * SZ_4K, true);
+		if (r->side == FPQ_PRIVATE) {
+			fpq_private_submit(cmd);
+			continue;
+		}
+		smmuv3_cmdq_ops.submit(smmu, cmd, 1);
+		if (smmuv3_cmdq_ops.sync(smmu))
+			atomic_inc(&r->failed);
+	}
+	r->ns[w->id] = div_u64(ktime_get_ns() - t0, FPQ_BATCHES);
+
+	if (atomic_dec_and_test(&r->running))
+		complete(&r->done);
+	return 0;
+}
+
+/* One round: @threads threads, on CPUs of their own; ns per batch. */
+static u64 fpq_run_round(struct kunit *test, struct fpt_v3_fake *f,
+			 enum fpq_side side, unsigned int threads)
+{
+	struct fpq_worker w[FPQ_MAX_THREADS];
+	struct task_struct *t[FPQ_MAX_THREADS];
+	struct fpq_round *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned int i;
+	int cpu = -1;
+	u64 ns = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->f = f;
+	r->side = side;
+	r->threads = threads;
+	atomic_set(&r->running, threads);
+	init_completion(&r->done);
+	for (i = 0; i < threads; i++) {
+		w[i] = (struct fpq_worker){ .r = r, .id = i };
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		t[i] = kthread_create(fpq_worker_fn, &w[i], "fp_scale_q/%u", i);
+		if (IS_ERR(t[i])) {
+			while (i--)
+				kthread_stop(t[i]);
+			KUNIT_FAIL_AND_ABORT(test, "kthread_create failed");
+		}
+		kthread_bind(t[i], cpu);
+	}
+	for (i = 0; i < threads; i++)
+		wake_up_process(t[i]);
+	wait_for_completion(&r->done);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->failed), 0);
+	for (i = 0; i < threads; i++)
+		ns += r->ns[i];
+	kunit_kfree(test, r);
+	return div_u64(ns, threads);
+}
+
+/*
+ * The fake's own cost, on one CPU with no one else polling: the time spent
+ * inside its register accesses (where it consumes), less what reading the
+ * clock around them costs.
+ */
+static const struct smmuv3_cmdq_impl *fpq_fake_impl;
+static u64 fpq_fake_ns;
+static unsigned long fpq_fake_calls;
+
+static u32 fpq_timed_read(struct smmuv3_cmdq *cmdq, unsigned int off)
+{
+	u64 t0 = ktime_get_ns();
+	u32 val = fpq_fake_impl->read_reg(cmdq, off);
+
+	fpq_fake_ns += ktime_get_ns() - t0;
+	fpq_fake_calls++;
+	return val;
+}
+
+static void fpq_timed_write(struct smmuv3_cmdq *cmdq, unsigned int off,
+			    u32 val)
+{
+	u64 t0 = ktime_get_ns();
+
+	fpq_fake_impl->write_reg(cmdq, off, val);
+	fpq_fake_ns += ktime_get_ns() - t0;
+	fpq_fake_calls++;
+}
+
+static void fpq_timed_delay(struct smmuv3_cmdq *cmdq)
+{
+	fpq_fake_impl->delay(cmdq);
+}
+
+static const struct smmuv3_cmdq_impl fpq_timed_impl = {
+	.read_reg	= fpq_timed_read,
+	.write_reg	= fpq_timed_write,
+	.delay		= fpq_timed_delay,
+};
+
+static void fpq_calibrate(struct kunit *test, struct fpt_v3_fake *f)
+{
+	u64 cmd[CMD_DWORDS], t0, clock_ns, fake_ns;
+	unsigned long calls;
+	unsigned int i;
+
+	/* Two clock reads back to back: what each timed access adds. */
+	t0 = ktime_get_ns();
+	for (i = 0; i < FPQ_CAL_BATCHES; i++) {
+		raw_cpu_add(fpq_sink, ktime_get_ns());
+		raw_cpu_add(fpq_sink, ktime_get_ns());
+	}
+	clock_ns = div_u64(ktime_get_ns() - t0, FPQ_CAL_BATCHES);
+
+	fpq_fake_impl = f->smmu.cmdq.impl;
+	fpq_fake_ns = 0;
+	fpq_fake_calls = 0;
+	f->smmu.cmdq.impl = &fpq_timed_impl;
+	migrate_disable();
+	t0 = ktime_get_ns();
+	for (i = 0; i < FPQ_CAL_BATCHES; i++) {
+		smmuv3_cmd_tlbi_nh_va(cmd, FPQ_ASID,
+				      FPQ_IOVA + (unsigned long)i * SZ_4K, true);
+		smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
+		KUNIT_EXPECT_EQ(test, smmuv3_cmdq_ops.sync(&f->smmu), 0);
+	}
+	t0 = ktime_get_ns() - t0;
+	migrate_enable();
+	f->smmu.cmdq.impl = fpq_fake_impl;
+	fake_ns = fpq_fake_ns;
+	calls = fpq_fake_calls;
+	fake_ns -= min(fake_ns, (u64)calls * clock_ns);
+
+	kunit_info(test,
+		   "fp-scale-cmdq-fake: batches=%u fake_ns=%llu accesses=%lu clock_ns=%llu timed_batch_ns=%llu\n",
+		   FPQ_CAL_BATCHES, div_u64(fake_ns, FPQ_CAL_BATCHES),
+		   calls / FPQ_CAL_BATCHES, clock_ns,
+		   div_u64(t0, FPQ_CAL_BATCHES));
+}
+
+static void fpq_model_destroy(void *model)
+{
+	fpm_smmu_destroy(model);
+}
+
+/* Every round's ns per batch, for the table's median and interval. */
+static void fpq_print(struct kunit *test, enum fpq_side side,
+		      unsigned int threads, const u64 *ns,
+		      unsigned long reads)
+{
+	char *buf = kunit_kzalloc(test, FPQ_ROUNDS * 21 + 1, GFP_KERNEL);
+	unsigned int r;
+	int len = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (r = 0; r < FPQ_ROUNDS; r++)
+		len += scnprintf(buf + len, FPQ_ROUNDS * 21 + 1 - len,
+				 r ? ",%llu" : "%llu", ns[r]);
+	kunit_info(test,
+		   "fp-scale-cmdq: side=%s threads=%u cpus=%u batch=1 batches=%u rounds=%u cons_reads=%lu ns=%s\n",
+		   fpq_side_name[side], threads, num_online_cpus(),
+		   FPQ_BATCHES, FPQ_ROUNDS, reads, buf);
+	kunit_kfree(test, buf);
+}
+
+static void cmdq_scaling_reported(struct kunit *test)
+{
+	struct fpm_smmu *model = kunit_kzalloc(test, sizeof(*model),
+					       GFP_KERNEL);
+	u64 (*ns)[FPQ_SIDES][FPQ_ROUNDS];
+	unsigned long reads[3] = {}, before;
+	unsigned int n, threads, r, s;
+	struct fpt_v3_fake *f;
+
+	KUNIT_ASSERT_NOT_NULL(test, model);
+	KUNIT_ASSERT_EQ(test, fpm_smmu_init(model), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpq_model_destroy,
+							model), 0);
+	ns = kunit_kcalloc(test, 3, sizeof(*ns), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ns);
+	/* Consumes everything published at each CMDQ_CONS read. */
+	f = fpt_v3_fake_new(test, model, FPQ_SHIFT, BIT(FPQ_SHIFT));
+	/* Counted, not slept: only a lost command could exhaust it. */
+	f->smmu.cmdq.timeout_us = SMMUV3_CMDQ_TIMEOUT_US;
+
+	fpq_calibrate(test, f);
+	for (r = 0; r < FPQ_ROUNDS; r++) {
+		for (n = 0, threads = 1; threads <= FPQ_MAX_THREADS;
+		     n++, threads *= 2) {
+			if (threads > num_online_cpus())
+				break;
+			before = f->reads;
+			ns[n][FPQ_CMDQ][r] = fpq_run_round(test, f, FPQ_CMDQ,
+							   threads);
+			reads[n] += f->reads - before;
+			ns[n][FPQ_PRIVATE][r] = fpq_run_round(test, f,
+							      FPQ_PRIVATE,
+							      threads);
+		}
+	}
+	for (n = 0, threads = 1; threads <= FPQ_MAX_THREADS;
+	     n++, threads *= 2) {
+		if (threads > num_online_cpus())
+			break;
+		for (s = 0; s < FPQ_SIDES; s++)
+			fpq_print(test, s, threads, ns[n][s],
+				  s == FPQ_CMDQ ? reads[n] : 0);
+	}
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.nlost, 0);
+	KUNIT_EXPECT_EQ(test, f->consumed_pos, f->smmu.cmdq.prod);
+	KUNIT_EXPECT_EQ(test, f->bad, 0);
+}
+
+static struct kunit_case fpq_test_cases[] = {
+	KUNIT_CASE(cmdq_scaling_reported),
+	{}
+};
+
+static struct kunit_suite fpq_suite = {
+	.name = "flushpol_bench_scale_cmdq",
+	.test_cases = fpq_test_cases,
+};
+
+kunit_test_suite(fpq_suite);
