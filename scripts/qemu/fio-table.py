@@ -316,7 +316,8 @@ def targets(med, cols, jobs, runs, against):
         c, s = sum(v["cmds"] for v in vs) / ios, sum(v["syncs"] for v in vs) / ios
         out.append(f"- 4K random read, `{p}`: {fmt(med[(p, j)][0])} kIOPS "
                    f"against {base}'s {fmt(med[(base, j)][0])}: "
-                   + interval.text(*against[(p, j)])
+                   + (interval.text(*against[(p, j)]) if (p, j) in against
+                      else "no round ran both")
                    + (f", {c:.2f} commands and {s:.2f} syncs per I/O "
                       "(target 1 and 1)" if p in STRICT else ""))
     if out:
