@@ -37,6 +37,11 @@ def read(path):
 
 
 def dated(path):
+    """Where a figure comes from: the file, and the date it says it was
+    measured on, or else the date it was written."""
+    m = re.match(r"Measured (\d{4}-\d\d-\d\d)", read(path) or "")
+    if m:
+        return f"{path}, measured {m.group(1)}"
     t = datetime.datetime.fromtimestamp(os.path.getmtime(path),
                                         datetime.timezone.utc)
     return f"{path}, {t:%Y-%m-%d}"
@@ -48,8 +53,10 @@ def verdict(ok):
 
 def scale(res):
     """Per-thread throughput at 2 and 4 CPUs against 1, in every table of
-    scale.md whose rows start with the thread count: its first k/s cell."""
-    md = read(os.path.join(res, "scale.md"))
+    scale.md whose rows start with the thread count: its first k/s cell.
+    Tables whose heading line names cmdq, if any; else all, saying so."""
+    path = os.path.join(res, "scale.md")
+    md = read(path)
     if md is None:
         return "not measured in this run (no scale.md)"
     out, label, kps = [], "", {}
@@ -69,8 +76,11 @@ def scale(res):
             label = line.strip().rstrip(":")
     if not out:
         return "scale.md has no per-thread table"
+    cmdq = [o for o in out if "cmdq" in o.split(":")[0]]
+    note = "" if cmdq else "; no table through cmdq.c, so every table"
     return (f"per-thread throughput against one CPU's (target: at least "
-            f"{SCALE_KEEP:.0%}): " + "; ".join(out))
+            f"{SCALE_KEEP:.0%}; {dated(path)}{note}): "
+            + "; ".join(cmdq or out))
 
 
 def unmap(bench):

@@ -61,8 +61,9 @@ die() { log "$*"; exit 1; }
 case $rounds$fio_rounds in
 *[!0-9]*|'') die "FP_BENCH_ROUNDS and FP_FIO_ROUNDS: numbers" ;;
 esac
-[ "$rounds" -ge 5 ] && [ "$fio_rounds" -ge 5 ] ||
+if [ "$rounds" -lt 5 ] || [ "$fio_rounds" -lt 5 ]; then
 	die "FP_BENCH_ROUNDS and FP_FIO_ROUNDS: at least 5 rounds each"
+fi
 
 # $1: a step's log.  Shows its end and fails.
 failed()
