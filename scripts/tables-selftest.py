@@ -30,6 +30,12 @@ SIZES = (4096, 65536, 1 << 20, 2 << 20, 12 << 20, 16 << 20, 24 << 20,
 UPSTREAM = (3.9, 5.3, 29.3, 9.5, 89, 109, 127, 138)
 FACTOR = {"va": (1.0, 1.5, 2.4, 13, 7, 8, 12, 13), "range": (1.0,) * 8,
           "asid": (1.05,) * 8, "threshold": (0.95,) * 8}
+# Commands and syncs per unmap with RIL, as QEMU's rig reports them.
+CMDS = {"va": ((1, 1), (16, 1), (256, 1), (513, 2), (3078, 7), (4104, 9),
+               (6156, 13), (8208, 17)),
+        "upstream": ((1, 1),) * 3 + ((2, 2), (7, 7), (9, 9), (13, 13),
+                                     (17, 17))}
+OTHERS = ((1, 1),) * 4 + ((6, 6), (8, 8), (12, 12), (16, 16))
 ROUNDS, REPS = 6, 8
 COUNTS = """\
 fp-count: backend=upstream-smmuv3 policy=upstream size=4096 pgsize=4096 unmap=4096 va=1 range=0 asid=0 syncs=1
@@ -69,11 +75,13 @@ def write_unmap(qd, rng):
             for i, size in enumerate(SIZES):
                 for p, fac in FACTOR.items():
                     f.write(f"bench: ril=1 policy={p} round=1\n")
-                    result(f, size, samples(rng, UPSTREAM[i] * fac[i], host))
+                    result(f, size, samples(rng, UPSTREAM[i] * fac[i], host),
+                           *CMDS.get(p, OTHERS)[i])
         with open(f"{qd}/upstream-{r}.log", "w") as f:
             for i, size in enumerate(SIZES):
                 f.write("bench: upstream round=1\n")
-                result(f, size, samples(rng, UPSTREAM[i], host))
+                result(f, size, samples(rng, UPSTREAM[i], host),
+                       *CMDS["upstream"][i])
 
 
 def terse(read, kib, bw, iops):
