@@ -52,7 +52,10 @@ def text(r, lo, hi, rounds=None):
     when the interval holds 1.0."""
     if lo is None:
         return f"{r:.2f}x ({rounds or 'too few'} rounds: no interval)"
-    span = f"95% {lo:.2f}-{hi:.2f}"
+    # A bound within rounding of 1.0 gets a third decimal: on which side
+    # of 1.0 it lies is the point.
+    digits = 3 if f"{lo:.2f}" == "1.00" or f"{hi:.2f}" == "1.00" else 2
+    span = f"95% {lo:.{digits}f}-{hi:.{digits}f}"
     if lo <= 1.0 <= hi:
         return f"no difference measured ({r:.2f}x, {span})"
     return f"{r:.2f}x ({span})"
