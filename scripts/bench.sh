@@ -22,16 +22,23 @@
 #      and 4 CPUs, where its fixed cost per unmap goes, and the shipped
 #      SMMUv3 command queue from 1, 2 and 4 CPUs (scripts/bench-scale.sh:
 #      scale.md).
+# Each ratio against upstream in 3 and 4 comes with its 95% interval, by
+# bootstrap over the alternating rounds (scripts/interval.py), hence at
+# least 5 rounds of each.  bench.md ends with the four targets of
+# scripts/bench-targets.py, met or missed.
 # Writes bench.md (also printed), unmap-latency.png, qemu-vs-upstream.md
 # and dispatch.md beside those, all in build/results/ (FLUSHPOL_RESULTS),
 # and prints where they went; nothing tracked is written: `make results`
 # publishes them into bench/results/.
 # Takes about 15 minutes the first time (two UML kernels are built), 3 to
-# 5 after that, and fio's 17 boots about 35 more on a shared 2-core host.
+# 5 after that, the unmap rounds about 20 more and fio's 27 boots about 55
+# on a shared 2-core host.
 #
 # Environment:
-#   FP_BENCH_ROUNDS  QEMU rounds (default 8): a boot with flushpol's
-#                    policies, then one with the upstream driver
+#   FP_BENCH_ROUNDS  QEMU rounds (default 8, at least 5): a boot with
+#                    flushpol's policies, then one with the upstream driver
+#   FP_FIO_ROUNDS    fio rounds (default 5, at least 5): one boot of each
+#                    configuration
 #   FP_BENCH_REPS    unmaps per policy and size in each (default 16, at
 #                    most 64)
 #   FLUSHPOL_BENCH_OUT  working directory (default build/bench)
@@ -49,10 +56,19 @@ out=${FLUSHPOL_BENCH_OUT:-$top/build/bench}
 res=$FP_RESULTS
 rounds=${FP_BENCH_ROUNDS:-8}
 reps=${FP_BENCH_REPS:-16}
+fio_rounds=${FP_FIO_ROUNDS:-5}
 qemu=$top/scripts/qemu
 
 log() { echo "bench: $*" >&2; }
 die() { log "$*"; exit 1; }
+
+# Fewer rounds give no interval (scripts/interval.py's MIN_ROUNDS).
+case $rounds$fio_rounds in
+*[!0-9]*|'') die "FP_BENCH_ROUNDS and FP_FIO_ROUNDS: numbers" ;;
+esac
+if [ "$rounds" -lt 5 ] || [ "$fio_rounds" -lt 5 ]; then
+	die "FP_BENCH_ROUNDS and FP_FIO_ROUNDS: at least 5 rounds each"
+fi
 
 # $1: a step's log.  Shows its end and fails.
 failed()
@@ -118,8 +134,8 @@ log "3-4/6 QEMU: $rounds boots with flushpol's policies (DKMS into $KVER)," \
 FP_BENCH_NO_TABLE=1 "$qemu/bench-upstream.sh" "$rounds" "$reps" \
 	2>"$out/bench-upstream.log" || failed "$out/bench-upstream.log"
 
-log "5/6 QEMU: fio on NVMe, every configuration, alternating rounds"
-FP_FIO_PREBUILT=1 "$qemu/fio-bench.sh" >"$out/fio.log" 2>&1 ||
+log "5/6 QEMU: fio on NVMe, every configuration, $fio_rounds alternating rounds"
+FP_FIO_ROUNDS=$fio_rounds FP_FIO_PREBUILT=1 "$qemu/fio-bench.sh" >"$out/fio.log" 2>&1 ||
 	failed "$out/fio.log"
 
 log "6/6 arm64 SMP without debug options: scalability, the fixed cost per" \
@@ -146,6 +162,11 @@ rev=$(git -C "$top" describe --always --dirty 2>/dev/null) || rev="a tree"
 		echo
 	fi
 	python3 "$top/scripts/bench-table.py" "$out"
+	# The four targets, last.  Switches: make check's arm64 KUnit and
+	# fio integrity runs, when there are any, dated.
+	python3 "$top/scripts/bench-targets.py" "$out" "$res" \
+		--arm64-ktap "$top/build/kunit-arm64/ktap.log" \
+		--fio-verify "$top/build/qemu/fio-verify"
 } >"$md"
 gnuplot -e "png='$png'" "$out/latency.gp"
 cat "$md"

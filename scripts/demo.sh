@@ -8,7 +8,8 @@
 # scripts/qemu/fio-bench.sh on the same build, a reduced set (one round,
 # 4K random read and 1M sequential read, 2 s each): NVMe with fio through
 # each policy, against the upstream driver strict and lazy, and bypass.
-# make bench runs the full set.  The tables and the plot go to
+# One round gives no interval: its tables say their figures are
+# indicative only.  make bench runs the full set, in at least 5 rounds.  The tables and the plot go to
 # build/results/ (another kernel's named *-KVER); nothing tracked is
 # written: `make results` publishes them.
 set -euo pipefail
@@ -41,4 +42,7 @@ echo "demo: measured Debian's arm64 $KVER kernel (KVER=$FP_KVER); results in $re
 echo "demo:   $res/qemu-unmap$suffix.md  unmap latency per policy"
 echo "demo:   $res/fio-demo$suffix.md    fio on NVMe per policy"
 echo "demo:   $res/fio-demo$suffix.png   its plot"
+echo "demo: one round of each: the figures are indicative only; make bench"
+echo "demo: runs at least 5 alternating rounds and gives each ratio against"
+echo "demo: upstream its 95% interval"
 echo "demo: to publish them into bench/results/ (tracked): make results"

@@ -83,7 +83,7 @@ suites=(flushpol_counts flushpol_model flushpol_oracle flushpol_switch
 	flushpol_stress flushpol_lifetime flushpol_faults flushpol_smmuv3_cmdq
 	flushpol_model_ttl flushpol_mutants flushpol_smmuv3_domain
 	flushpol_adaptive flushpol_estimate flushpol_smmuv3_ste
-	flushpol_smmuv3_idr)
+	flushpol_smmuv3_idr flushpol_upstream_counts)
 # Module parameters and KUnit's filter go on the kernel command line, where
 # /init finds them as modprobe would; @lifetime is for /init itself.
 cmdline=()

@@ -9,6 +9,8 @@
 #   checkpatch --strict on our C sources and headers
 #   docs     scripts/docs-check.sh: the .rst files parse, the paths and
 #            make targets the docs name exist, kernel-doc is clean
+#   tables   scripts/tables-selftest.py: the benchmark tables and their
+#            intervals, on generated guest consoles
 # Builds happen in a throwaway copy of the tree, so the checkout stays
 # clean.  Every check runs even if an earlier one fails; the exit status is
 # non-zero if any failed.
@@ -143,7 +145,12 @@ lint_docs()
 	"$here/docs-check.sh"
 }
 
-for check in build sparse checkpatch docs; do
+lint_tables()
+{
+	python3 "$here/tables-selftest.py"
+}
+
+for check in build sparse checkpatch docs tables; do
 	log "--- $check ---"
 	# A subshell outside any "if", so set -e still holds inside the check.
 	set +e

@@ -35,6 +35,10 @@ def main(console):
             rows[(ril, size, pol)] = [int(x) for x in m.group(3, 4, 7, 8)]
     if not rows:
         sys.exit("bench-table: no fp-bench lines")
+    print("\n**Indicative only**: one boot, so nothing here says how far "
+          "another boot would move these figures; `make bench` alternates "
+          "at least 5 rounds with the upstream driver and gives each ratio "
+          "its 95% interval.")
     for ril in (1, 0):
         pols = [p for p in ("va", "range", "asid", "threshold")
                 if any(k[0] == ril and k[2] == p for k in rows)]

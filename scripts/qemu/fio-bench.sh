@@ -26,7 +26,9 @@
 # Environment:
 #   FP_FIO_CONFIGS  which configurations (default: all five above)
 #   FP_FIO_JOBS     guest-fio.sh's jobs (default: all six)
-#   FP_FIO_ROUNDS   rounds (default 3)
+#   FP_FIO_ROUNDS   rounds (default 5: fewer give each ratio against
+#                   upstream no interval, and the table says the figures
+#                   are indicative only)
 #   FP_FIO_TIME, FP_FIO_RAMP  seconds per job, and of ramp (default 3, 1)
 #   FP_FIO_FLUSHPOL_APPEND  kernel command line of the flushpol boots
 #   FP_FIO_PREBUILT=1  the modules are already staged in FLUSHPOL_QEMU_OUT
@@ -43,7 +45,7 @@ export FLUSHPOL_QEMU_OUT=${FLUSHPOL_QEMU_OUT:-$FP_TOP/build/qemu}
 out=$FLUSHPOL_QEMU_OUT/fio
 configs=${FP_FIO_CONFIGS:-flushpol-strict flushpol-lazy upstream-strict upstream-lazy bypass}
 jobs=${FP_FIO_JOBS:-rr4k sr128k sr1m rw4k sw128k sw1m}
-rounds=${FP_FIO_ROUNDS:-3}
+rounds=${FP_FIO_ROUNDS:-5}
 t=${FP_FIO_TIME:-3}
 ramp=${FP_FIO_RAMP:-1}
 

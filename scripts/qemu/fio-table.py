@@ -10,13 +10,21 @@ tracing the commands its SMMUv3 consumed, each job preceded by a mark
 (two CMD_TLBI_NH_ASID of the edu device's ASID, each with its CMD_SYNC).
 Each fio line of guest-fio.sh carries the job's block-layer KiB (ramp
 included) and flushpol's statistics over the same span (zero when flushpol
-does not drive the SMMU), and fio's --minimal line (terse v3).
+does not drive the SMMU), and fio's --minimal line (terse v3).  Rounds
+pair by ROUND: each flushpol column against upstream in the same mode gets
+a 95% interval by bootstrap over them (scripts/interval.py); with fewer
+than 5 rounds the tables say their figures are indicative only.
 """
 import glob
 import os
 import re
 import statistics
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+import interval  # noqa: E402
 
 JOBS = {  # name: (label, block size in KiB, read?)
     "rr4k": ("4K random read, QD32 x 2 jobs", 4, True),
@@ -95,7 +103,9 @@ def collect(d):
     """{(col, job): [run dicts]} over the timed boots; counts of upstream."""
     runs, counts = {}, {}
     for path in sorted(glob.glob(os.path.join(d, "*-[0-9]*.log"))):
+        rnd = int(re.search(r"-(\d+)\.log$", path).group(1))
         for col, job, v in lines(path):
+            v["round"] = rnd
             runs.setdefault((col, job), []).append(v)
     for path in sorted(glob.glob(os.path.join(d, "*-count.log"))):
         trace = path[:-len("-count.log")] + ".trace"
@@ -143,6 +153,8 @@ def main(d, dat):
             row.append(f"{fmt(med[(c, j)][0])} ({fmt(min(xs))} - {fmt(max(xs))})")
         print(f"| {JOBS[j][0]} | " + " | ".join(row) + " |")
 
+    against = against_upstream(cols, jobs, runs)
+
     print("\nInvalidation commands / CMD_SYNCs per fio I/O (flushpol: its "
           "statistics over the timed runs; upstream: QEMU's trace of a "
           "separate boot; bypass sends none)\n")
@@ -178,7 +190,7 @@ def main(d, dat):
         print(f"| {JOBS[j][0]} | " + " | ".join(row) + " |")
 
     priced(cols, jobs, runs, counts)
-    targets(med, cols, jobs, runs)
+    targets(med, cols, jobs, runs, against)
 
     with open(dat, "w") as f:
         # Median throughput against bypass's, per job and configuration.
@@ -190,6 +202,54 @@ def main(d, dat):
                 x = med.get((c, j))
                 vals.append(f"{100 * x[0] / base:.1f}" if x and base else "NaN")
             f.write(f"{j} " + " ".join(vals) + "\n")
+
+
+# Each flushpol column against the upstream configuration of its mode.
+BASELINE = {p: "upstream-strict" for p in STRICT}
+BASELINE["nonstrict"] = "upstream-lazy"
+
+
+def against_upstream(cols, jobs, runs):
+    """The table of flushpol / upstream throughput with 95% intervals by
+    bootstrap over the rounds that ran both (interval.py); with fewer
+    rounds, a warning that the figures are indicative only.  Returns
+    {(col, job): (ratio, low, high)}."""
+    out, rounds = {}, 0
+    pairs = [(c, BASELINE[c]) for c in cols
+             if c in BASELINE and BASELINE[c] in cols]
+    for c, base in pairs:
+        for j in jobs:
+            ours = {v["round"]: perf(j, v) for v in runs.get((c, j), [])}
+            theirs = {v["round"]: perf(j, v) for v in runs.get((base, j), [])}
+            common = sorted(set(ours) & set(theirs))
+            if common:
+                rounds = max(rounds, len(common))
+                out[(c, j)] = interval.interval(
+                    [[ours[r]] for r in common], [[theirs[r]] for r in common])
+    if not out:
+        return out
+    if rounds < interval.MIN_ROUNDS:
+        print(f"\n**Indicative only**: {rounds} round(s), one boot per "
+              "configuration in each.  Between boots under TCG on a shared "
+              "host the same configuration moves by more than the "
+              "differences above, so none of them can be read as real; "
+              f"`make bench` runs at least {interval.MIN_ROUNDS} alternating "
+              "rounds and gives each ratio its interval.")
+        return out
+    print("\nAgainst upstream: flushpol's median throughput over upstream's "
+          "in the same mode (strict policies against upstream strict, "
+          "`nonstrict` against upstream lazy; >1: flushpol faster), and its "
+          f"95% interval by bootstrap over the {rounds} rounds (each round's "
+          "boots kept together, Documentation/benchmarks.rst).  An interval "
+          "that holds 1.0 is no difference measured.\n")
+    shown = [c for c, _ in pairs]
+    print("| job | " + " | ".join(shown) + " |")
+    print("|---" * (len(shown) + 1) + "|")
+    for j in jobs:
+        cells = [interval.text(*out[(c, j)], rounds) if (c, j) in out else "-"
+                 for c in shown]
+        print(f"| {JOBS[j][0]} | " + " | ".join(cells) + " |")
+    return out
 
 
 def per_io(c, j, runs, counts):
@@ -229,7 +289,7 @@ def priced(cols, jobs, runs, counts):
         print(f"| {JOBS[j][0]} | " + " | ".join(row) + " |")
 
 
-def targets(med, cols, jobs, runs):
+def targets(med, cols, jobs, runs, against):
     """The issue's targets, reported, never asserted."""
     out = []
     for j in ("sr1m", "sr128k"):
@@ -247,26 +307,19 @@ def targets(med, cols, jobs, runs):
                    f"(target: at least 90% and above): "
                    f"{'met' if ok else '**missed**'}")
     j = "rr4k"
-    if ("upstream-strict", j) in med:
-        _, lo, hi = med[("upstream-strict", j)]
-        for p in STRICT:
-            if (p, j) not in med:
-                continue
-            m, plo, phi = med[(p, j)]
-            vs = runs[(p, j)]
-            ios = sum(v["kib"] for v in vs) / 4
-            c, s = sum(v["cmds"] for v in vs) / ios, sum(v["syncs"] for v in vs) / ios
-            ok = plo <= hi and phi >= lo
-            out.append(f"- 4K random read, `{p}`: {fmt(m)} kIOPS against upstream "
-                       f"strict's {fmt(med[('upstream-strict', j)][0])} "
-                       f"(ranges {'overlap' if ok else '**do not overlap**'}), "
-                       f"{c:.2f} commands and {s:.2f} syncs per I/O (target 1 and 1)")
-    if ("nonstrict", j) in med and ("upstream-lazy", j) in med:
-        m, plo, phi = med[("nonstrict", j)]
-        u, lo, hi = med[("upstream-lazy", j)]
-        out.append(f"- 4K random read, lazy `nonstrict`: {fmt(m)} kIOPS against "
-                   f"upstream lazy's {fmt(u)} (ranges "
-                   f"{'overlap' if plo <= hi and phi >= lo else '**do not overlap**'})")
+    for p in STRICT + ["nonstrict"]:
+        base = BASELINE[p]
+        if (p, j) not in med or (base, j) not in med:
+            continue
+        vs = runs[(p, j)]
+        ios = sum(v["kib"] for v in vs) / 4
+        c, s = sum(v["cmds"] for v in vs) / ios, sum(v["syncs"] for v in vs) / ios
+        out.append(f"- 4K random read, `{p}`: {fmt(med[(p, j)][0])} kIOPS "
+                   f"against {base}'s {fmt(med[(base, j)][0])}: "
+                   + (interval.text(*against[(p, j)]) if (p, j) in against
+                      else "no round ran both")
+                   + (f", {c:.2f} commands and {s:.2f} syncs per I/O "
+                      "(target 1 and 1)" if p in STRICT else ""))
     if out:
         print("\nTargets (reported, never asserted):\n")
         print("\n".join(out))

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The end of make bench's report: its four targets, each met or missed
+with its figure, or not measured.  Reported, never asserted.
+
+    bench-targets.py BENCH_DIR RESULTS_DIR [--arm64-ktap LOG]
+                     [--fio-verify DIR]
+
+Reads, each when present:
+  RESULTS_DIR/scale.md             the scale bench's tables (bench-scale.sh)
+  BENCH_DIR/against-upstream.tsv   QEMU unmaps against upstream, with their
+                                   intervals (bench-table.py)
+  LOG                              the arm64 KUnit run's "fp-switch:" line
+  DIR/strict.log, DIR/lazy.log     fio-verify.sh's consoles: switches_per_s
+  RESULTS_DIR/adaptive.md          adaptive against the best fixed N
+A figure that does not come from this make bench run says where it does
+come from, dated by its file.
+"""
+import argparse
+import datetime
+import os
+import re
+
+SCALE_KEEP = 0.85
+SWITCH_US = 1000
+SWITCH_RATE = 50
+ADAPTIVE_PCT = 5
+DEFAULT_POLICY = "range"  # flushpol_smmuv3's with RIL, as upstream has it
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except (FileNotFoundError, TypeError):
+        return None
+
+
+def dated(path):
+    """Where a figure comes from: the file, and the date it says it was
+    measured on, or else the date it was written."""
+    m = re.match(r"Measured (\d{4}-\d\d-\d\d)", read(path) or "")
+    if m:
+        return f"{path}, measured {m.group(1)}"
+    t = datetime.datetime.fromtimestamp(os.path.getmtime(path),
+                                        datetime.timezone.utc)
+    return f"{path}, {t:%Y-%m-%d}"
+
+
+def verdict(ok):
+    return "met" if ok else "**missed**"
+
+
+def scale(res):
+    """Per-thread throughput at 2 and 4 CPUs against 1, in every table of
+    scale.md whose rows start with the thread count: its first k/s cell.
+    Tables whose heading line names cmdq, if any; else all, saying so."""
+    path = os.path.join(res, "scale.md")
+    md = read(path)
+    if md is None:
+        return "not measured in this run (no scale.md)"
+    out, label, kps = [], "", {}
+    for line in md.splitlines() + [""]:
+        m = re.match(r"\|\s*(\d+)\s*\|.*?([\d.]+) k/s", line)
+        if m:
+            kps[int(m.group(1))] = float(m.group(2))
+            continue
+        if kps:
+            if 1 in kps and len(kps) > 1:
+                keep = {n: kps[n] / kps[1] for n in sorted(kps) if n > 1}
+                out.append(f"{label or 'table'}: " + ", ".join(
+                    f"{n} CPUs keep {k:.0%}" for n, k in keep.items())
+                    + ": " + verdict(min(keep.values()) >= SCALE_KEEP))
+            kps = {}
+        if line.strip() and not line.startswith("|"):
+            label = line.strip().rstrip(":")
+    if not out:
+        return "scale.md has no per-thread table"
+    cmdq = [o for o in out if "cmdq" in o.split(":")[0]]
+    note = "" if cmdq else "; no table through cmdq.c, so every table"
+    return (f"per-thread throughput against one CPU's (target: at least "
+            f"{SCALE_KEEP:.0%}; {dated(path)}{note}): "
+            + "; ".join(cmdq or out))
+
+
+def unmap(bench):
+    tsv = read(os.path.join(bench, "against-upstream.tsv"))
+    if tsv is None:
+        return "not measured in this run"
+    rows = [ln.split("\t") for ln in tsv.splitlines()[1:]]
+    rows = [r for r in rows if r[0] == DEFAULT_POLICY]
+    if not rows or any(not r[3] for r in rows):
+        return (f"`{DEFAULT_POLICY}` against upstream: too few rounds for "
+                "an interval at some size")
+    slower = [r for r in rows if float(r[4]) < 1.0]
+    worst = min(rows, key=lambda r: float(r[4]))
+    size = int(worst[1])
+    human = f"{size >> 20}M" if size >= 1 << 20 else f"{size >> 10}K"
+    return (f"`{DEFAULT_POLICY}` (the default with RIL) slower than "
+            f"upstream outside the interval at {len(slower)} of "
+            f"{len(rows)} sizes; lowest upper bound {float(worst[4]):.2f}x "
+            f"at {human} ({float(worst[2]):.2f}x, 95% "
+            f"{float(worst[3]):.2f}-{float(worst[4]):.2f}): "
+            + verdict(not slower))
+
+
+def switch(ktap, fio_verify):
+    parts, ok = [], True
+    log = read(ktap)
+    m = log and re.search(r"fp-switch: (\d+) policy writes on (\d+) CPUs: "
+                          r"median (\d+) us", log)
+    if m:
+        us = int(m.group(3))
+        ok &= us < SWITCH_US
+        parts.append(f"median policy write {us} us on {m.group(2)} CPUs "
+                     f"(arm64 KUnit, {dated(ktap)})")
+    else:
+        ok = None
+        parts.append("switch time not measured in this run (no arm64 "
+                     "KUnit fp-switch line)")
+    rates = []
+    for mode in ("strict", "lazy"):
+        path = os.path.join(fio_verify or "", f"{mode}.log")
+        m = re.search(r"switches=(\d+) switch_secs=([\d.]+) "
+                      r"switches_per_s=([\d.]+)", read(path) or "")
+        if m:
+            rates.append(float(m.group(3)))
+            parts.append(f"fio integrity {mode}: {m.group(1)} switches, "
+                         f"{m.group(3)} a second ({dated(path)})")
+    if rates:
+        ok = ok and min(rates) >= SWITCH_RATE
+    else:
+        ok = None
+        parts.append("fio integrity switch rate not measured in this run")
+    head = (f"(target: median below {SWITCH_US} us, at least {SWITCH_RATE} "
+            "switches a second) ")
+    return head + "; ".join(parts) + (": " + verdict(ok) if ok is not None
+                                      else "")
+
+
+def adaptive(res):
+    md = read(os.path.join(res, "adaptive.md"))
+    if md is None:
+        return "not measured in this run (no adaptive.md)"
+    got = re.findall(r"^- (\w+): adaptive [\d.]+ us against the best fixed "
+                     r"`([^`]+)` [\d.]+ us: ([+-][\d.]+)%", md, re.M)
+    if not got:
+        return "adaptive.md has no per-workload line"
+    return (f"adaptive against the hindsight-best fixed N (target: within "
+            f"{ADAPTIVE_PCT}% on every workload): "
+            + ", ".join(f"{w} {p}% (`{n}`)" for w, n, p in got) + ": "
+            + verdict(all(float(p) <= ADAPTIVE_PCT for _, _, p in got)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("bench")
+    ap.add_argument("results")
+    ap.add_argument("--arm64-ktap")
+    ap.add_argument("--fio-verify")
+    a = ap.parse_args()
+    print("### Targets\n")
+    print("Reported, never asserted.\n")
+    print("- Scaling through the shipped `cmdq.c`, 1 to 2 and 4 CPUs: "
+          + scale(a.results) + ".")
+    print("- QEMU unmap latency, no size at which flushpol is slower than "
+          "upstream outside the intervals: " + unmap(a.bench) + ".")
+    print("- Policy switches: " + switch(a.arm64_ktap, a.fio_verify) + ".")
+    print("- adaptive within 5% of the best fixed N on all four workloads: "
+          + adaptive(a.results) + ".")
+
+
+if __name__ == "__main__":
+    main()

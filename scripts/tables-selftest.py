@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The benchmark tables' own test, without an hour of QEMU: writes guest
+consoles in the rig's formats, from a seeded generator whose true ratios
+are known, runs scripts/bench-table.py, scripts/bench-targets.py and
+scripts/qemu/fio-table.py on them, and checks what they print.
+
+    tables-selftest.py [--show] [COUNTS]
+
+COUNTS: a KUnit counts.txt for the count tables (default: the few lines
+below).  --show prints the tables.  Exit status 1 on a failed check.
+
+The generated unmap times are the medians of bench/results/qemu-vs-upstream
+.md with each round slowed by a host factor shared by its two boots and
+each unmap by a heavy-tailed noise: `range` costs what upstream does (its
+ratio's interval must hold 1.0), `va` at 64K half again as much (it must
+not).  The fio throughputs: `asid` exactly upstream strict's, `va` at 1M
+20% slower.
+"""
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SIZES = (4096, 65536, 1 << 20, 2 << 20, 12 << 20, 16 << 20, 24 << 20,
+         32 << 20)
+# Median us per size: upstream, and flushpol's policies against it.
+UPSTREAM = (3.9, 5.3, 29.3, 9.5, 89, 109, 127, 138)
+FACTOR = {"va": (1.0, 1.5, 2.4, 13, 7, 8, 12, 13), "range": (1.0,) * 8,
+          "asid": (1.05,) * 8, "threshold": (0.95,) * 8}
+# Commands and syncs per unmap with RIL, as QEMU's rig reports them.
+CMDS = {"va": ((1, 1), (16, 1), (256, 1), (513, 2), (3078, 7), (4104, 9),
+               (6156, 13), (8208, 17)),
+        "upstream": ((1, 1),) * 3 + ((2, 2), (7, 7), (9, 9), (13, 13),
+                                     (17, 17))}
+OTHERS = ((1, 1),) * 4 + ((6, 6), (8, 8), (12, 12), (16, 16))
+ROUNDS, REPS = 6, 8
+COUNTS = """\
+fp-count: backend=upstream-smmuv3 policy=upstream size=4096 pgsize=4096 unmap=4096 va=1 range=0 asid=0 syncs=1
+fp-count: backend=upstream-smmuv3 policy=upstream size=33554432 pgsize=4096 unmap=33554432 va=8208 range=0 asid=0 syncs=17
+fp-count: backend=smmuv3 policy=va size=4096 pgsize=4096 unmap=4096 walks=0 leaves=1 va=1 range=0 asid=0 syncs=1 collateral=0 b_lost=0 stale=0
+fp-count: backend=smmuv3 policy=threshold size=4096 pgsize=4096 unmap=4096 walks=0 leaves=1 va=1 range=0 asid=0 syncs=1 collateral=0 b_lost=0 stale=0
+fp-count: backend=smmuv3 policy=va size=33554432 pgsize=4096 unmap=33554432 walks=16 leaves=16 va=8208 range=0 asid=0 syncs=17 collateral=0 b_lost=0 stale=0
+fp-count: backend=smmuv3 policy=threshold size=33554432 pgsize=4096 unmap=33554432 walks=16 leaves=16 va=0 range=0 asid=16 syncs=16 collateral=512 b_lost=512 stale=0
+"""
+
+
+def samples(rng, us, host):
+    """REPS unmap times in ns: lognormal noise, now and then a preemption."""
+    out = []
+    for _ in range(REPS):
+        t = us * host * rng.lognormvariate(0, 0.08)
+        if rng.random() < 0.05:
+            t *= rng.uniform(5, 50)
+        out.append(int(t * 1000))
+    return out
+
+
+def result(f, size, ns, cmds=1, syncs=1):
+    ns_sorted = sorted(ns)
+    f.write("fp-bench-ns: " + ",".join(map(str, ns)) + "\n")
+    f.write(f"fp-bench: size={size} reps={len(ns)} "
+            f"median_ns={ns_sorted[len(ns) // 2]} p99_ns={ns_sorted[-1]} "
+            f"min_ns={ns_sorted[0]} max_ns={ns_sorted[-1]} cmds={cmds} "
+            f"syncs={syncs}\n")
+
+
+def write_unmap(qd, rng):
+    os.makedirs(qd)
+    for r in range(1, ROUNDS + 1):
+        host = rng.choice((1.0, 1.0, 1.1, 1.4))
+        with open(f"{qd}/flushpol-{r}.log", "w") as f:
+            for i, size in enumerate(SIZES):
+                for p, fac in FACTOR.items():
+                    f.write(f"bench: ril=1 policy={p} round=1\n")
+                    result(f, size, samples(rng, UPSTREAM[i] * fac[i], host),
+                           *CMDS.get(p, OTHERS)[i])
+        with open(f"{qd}/upstream-{r}.log", "w") as f:
+            for i, size in enumerate(SIZES):
+                f.write("bench: upstream round=1\n")
+                result(f, size, samples(rng, UPSTREAM[i], host),
+                       *CMDS["upstream"][i])
+
+
+def terse(read, kib, bw, iops):
+    t = ["0"] * 130
+    t[0], t[1], t[2] = "3", "fio-3.33", "job"
+    base = 5 if read else 46
+    t[base], t[base + 1], t[base + 2] = str(kib), str(bw), f"{iops:.0f}"
+    return ";".join(t)
+
+
+def write_fio(fd, rng, rounds):
+    os.makedirs(fd)
+    jobs = (("rr4k", 4, True, 60000), ("sr1m", 1024, True, 300 * 1024))
+    cols = {"flushpol-strict": {"va": 1.0, "asid": 1.0},
+            "upstream-strict": {"upstream-strict": 1.0}}
+    slow = {("va", "sr1m"): 0.8}
+    for r in range(1, rounds + 1):
+        # Within a round every configuration gets the same noise.
+        host = {j: rng.choice((1.0, 0.95, 0.8)) * rng.lognormvariate(0, 0.04)
+                for j, *_ in jobs}
+        for cfg, pols in cols.items():
+            smmu = "flushpol" if cfg.startswith("flushpol") else cfg
+            with open(f"{fd}/{cfg}-{r}.log", "w") as f:
+                for p in pols:
+                    for j, bs, read, kbs in jobs:
+                        bw = int(kbs * host[j] * slow.get((p, j), 1.0))
+                        kib = bw * 3
+                        f.write(f"fio: smmu={smmu} policy={p} job={j} "
+                                f"reqs={kib // bs} kib={kib} "
+                                f"tlbi_va={kib // bs} tlbi_range=0 "
+                                f"tlbi_asid=0 tlbi_all=0 syncs={kib // bs} "
+                                f"terse={terse(read, kib, bw, bw / bs)}\n")
+
+
+def run(*args):
+    return subprocess.run([sys.executable, *args], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def main():
+    show = "--show" in sys.argv
+    rest = [a for a in sys.argv[1:] if a != "--show"]
+    fails = []
+
+    def check(ok, what):
+        if not ok:
+            fails.append(what)
+
+    with tempfile.TemporaryDirectory() as d:
+        rng = random.Random(1)
+        write_unmap(f"{d}/bench/qemu", rng)
+        os.makedirs(f"{d}/bench/kunit")
+        with open(f"{d}/bench/kunit/counts.txt", "w") as f:
+            f.write(open(rest[0]).read() if rest else COUNTS)
+        bench = run(f"{top}/scripts/bench-table.py", f"{d}/bench")
+        check(bench == run(f"{top}/scripts/bench-table.py", f"{d}/bench"),
+              "bench-table.py prints the same table twice")
+        rows = {ln.split(" | ")[0]: ln for ln in bench.splitlines()
+                if ln.startswith("| ") and "95%" in ln}
+        check(rows, "an against-upstream table with intervals")
+        for row in rows.values():
+            cells = row.strip("| ").split(" | ")
+            # Columns: unmap, va, range, asid, threshold.
+            check(cells[2].startswith("no difference measured"),
+                  f"range as upstream, no difference: {row}")
+        r64 = rows.get("| 64K", "")
+        check(" | 0.6" in r64 and "no difference" not in r64.split(" | ")[1],
+              f"va at 64K slower, outside its interval: {r64}")
+        check("SMMU without range invalidation (MMU-600)" in bench
+              and "8208 / 17: 1063.6 us" in bench,
+              "the MMU-600 table, upstream's 32M priced")
+        targets = run(f"{top}/scripts/bench-targets.py", f"{d}/bench",
+                      f"{d}/results")
+        check("QEMU unmap latency" in targets and "not measured in this run"
+              in targets, "the targets block")
+
+        write_fio(f"{d}/fio", rng, ROUNDS)
+        fio = run(f"{top}/scripts/qemu/fio-table.py", f"{d}/fio",
+                  f"{d}/fio.dat")
+        row = next((ln for ln in fio.splitlines()
+                    if ln.startswith("| 1M") and "95%" in ln), "")
+        cells = row.strip("| ").split(" | ")
+        check(len(cells) == 3 and cells[2].startswith("no difference")
+              and not cells[1].startswith("no difference")
+              and cells[1].startswith("0.8"),
+              f"fio: asid as upstream, va 0.8x: {row}")
+        write_fio(f"{d}/fio1", rng, 1)
+        one = run(f"{top}/scripts/qemu/fio-table.py", f"{d}/fio1",
+                  f"{d}/fio1.dat")
+        check("Indicative only" in one and "95%" not in one,
+              "one round: indicative only, no interval")
+    if show:
+        print(bench, targets, fio, one, sep="\n-----\n")
+    for f in fails:
+        print(f"tables-selftest: FAIL: {f}", file=sys.stderr)
+    print(f"tables-selftest: {len(fails)} failed" if fails
+          else "tables-selftest: ok")
+    sys.exit(1 if fails else 0)
+
+
+if __name__ == "__main__":
+    main()
