@@ -13,6 +13,7 @@
  * noinline: a real backend's primitives are calls, and so must these be on
  * both sides, or the direct side would measure an empty loop.
  */
+#include <linux/kthread.h>
 #include <linux/percpu.h>
 #include <linux/sizes.h>
 
@@ -177,4 +178,41 @@ struct fpbk_pair *fpbk_pair_create(struct kunit *test, const char *backend,
 					     p);
 	KUNIT_ASSERT_NOT_NULL(test, p->direct_ops);
 	return p;
+}
+
+/**
+ * fpbk_run_bound() - run @threads threads, each bound to a CPU of its own
+ * @test: the case
+ * @fn: the thread function
+ * @args: its argument for each thread
+ * @threads: how many, at most FPBK_MAX_THREADS and the CPUs online
+ * @name: the threads' name, numbered
+ * @done: what the last thread to finish completes
+ *
+ * All are created and bound before any is woken, so that they start
+ * together; returns once @done is complete.
+ */
+void fpbk_run_bound(struct kunit *test, int (*fn)(void *data),
+		    void *const *args, unsigned int threads, const char *name,
+		    struct completion *done)
+{
+	struct task_struct *t[FPBK_MAX_THREADS];
+	unsigned int i;
+	int cpu = -1;
+
+	KUNIT_ASSERT_LE(test, threads, FPBK_MAX_THREADS);
+	for (i = 0; i < threads; i++) {
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		t[i] = kthread_create(fn, args[i], "%s/%u", name, i);
+		if (IS_ERR(t[i])) {
+			/* Never woken: stopping them only reaps them. */
+			while (i--)
+				kthread_stop(t[i]);
+			KUNIT_FAIL_AND_ABORT(test, "kthread_create failed");
+		}
+		kthread_bind(t[i], cpu);
+	}
+	for (i = 0; i < threads; i++)
+		wake_up_process(t[i]);
+	wait_for_completion(done);
 }

@@ -9,6 +9,7 @@
 #define _FP_BENCH_BACKEND_H
 
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/io-pgtable.h>
 
@@ -30,5 +31,12 @@ struct fpbk_pair {
 
 struct fpbk_pair *fpbk_pair_create(struct kunit *test, const char *backend,
 				   const char *policy);
+
+/* The scale benchmarks' threads: one per CPU, at most this many. */
+#define FPBK_MAX_THREADS	4
+
+void fpbk_run_bound(struct kunit *test, int (*fn)(void *data),
+		    void *const *args, unsigned int threads, const char *name,
+		    struct completion *done);
 
 #endif /* _FP_BENCH_BACKEND_H */

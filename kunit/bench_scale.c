@@ -22,7 +22,6 @@
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/io-pgtable.h>
-#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/percpu.h>
 #include <linux/percpu_counter.h>
@@ -143,10 +142,9 @@ static void fps_run_round(struct kunit *test, struct fps_side *s,
 			  unsigned int threads, u64 *ns)
 {
 	struct fps_worker w[FPS_MAX_THREADS];
-	struct task_struct *t[FPS_MAX_THREADS];
+	void *args[FPS_MAX_THREADS];
 	struct fps_round *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	unsigned int i;
-	int cpu = -1;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->side = s;
@@ -155,19 +153,10 @@ static void fps_run_round(struct kunit *test, struct fps_side *s,
 	init_completion(&r->done);
 	for (i = 0; i < threads; i++) {
 		w[i] = (struct fps_worker){ .r = r, .id = i };
-		cpu = cpumask_next(cpu, cpu_online_mask);
-		t[i] = kthread_create(fps_worker_fn, &w[i], "fp_scale/%u", i);
-		if (IS_ERR(t[i])) {
-			/* Never woken: stopping them only reaps them. */
-			while (i--)
-				kthread_stop(t[i]);
-			KUNIT_FAIL_AND_ABORT(test, "kthread_create failed");
-		}
-		kthread_bind(t[i], cpu);
+		args[i] = &w[i];
 	}
-	for (i = 0; i < threads; i++)
-		wake_up_process(t[i]);
-	wait_for_completion(&r->done);
+	fpbk_run_bound(test, fps_worker_fn, args, threads, "fp_scale",
+		       &r->done);
 
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->map_failures), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->short_unmaps), 0);

@@ -28,12 +28,12 @@
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
-#include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
 
+#include "bench_backend.h"
 #include "fp_model.h"
 #include "fp_smmuv3_fake.h"
 
@@ -118,10 +118,9 @@ static u64 fpq_run_round(struct kunit *test, struct fpt_v3_fake *f,
 			 enum fpq_side side, unsigned int threads)
 {
 	struct fpq_worker w[FPQ_MAX_THREADS];
-	struct task_struct *t[FPQ_MAX_THREADS];
+	void *args[FPQ_MAX_THREADS];
 	struct fpq_round *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	unsigned int i;
-	int cpu = -1;
 	u64 ns = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
@@ -132,18 +131,10 @@ static u64 fpq_run_round(struct kunit *test, struct fpt_v3_fake *f,
 	init_completion(&r->done);
 	for (i = 0; i < threads; i++) {
 		w[i] = (struct fpq_worker){ .r = r, .id = i };
-		cpu = cpumask_next(cpu, cpu_online_mask);
-		t[i] = kthread_create(fpq_worker_fn, &w[i], "fp_scale_q/%u", i);
-		if (IS_ERR(t[i])) {
-			while (i--)
-				kthread_stop(t[i]);
-			KUNIT_FAIL_AND_ABORT(test, "kthread_create failed");
-		}
-		kthread_bind(t[i], cpu);
+		args[i] = &w[i];
 	}
-	for (i = 0; i < threads; i++)
-		wake_up_process(t[i]);
-	wait_for_completion(&r->done);
+	fpbk_run_bound(test, fpq_worker_fn, args, threads, "fp_scale_q",
+		       &r->done);
 
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->failed), 0);
 	for (i = 0; i < threads; i++)
