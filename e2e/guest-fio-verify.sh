@@ -67,7 +67,7 @@ if [ "$smmu" = flushpol ]; then
 			r=1
 			mkfifo /tmp/never
 			exec 3<>/tmp/never
-			while :; do
+			while [ ! -e /tmp/fio-done ]; do
 				for c in /sys/kernel/flushpol/contexts/*; do
 					# nonstrict is refused on a strict
 					# context (EOPNOTSUPP): fine.
@@ -78,12 +78,15 @@ if [ "$smmu" = flushpol ]; then
 							echo $(( r % 1024 + 1 )) > "$c/threshold" || true
 						fi
 						n=$((n + 1))
-						echo "$n" > /tmp/switches
 						# shellcheck disable=SC3045 # busybox ash has read -t
 						read -r -t "$FP_SWITCH_PAUSE" _ <&3 || true
 					done
 				done
 			done
+			# Written once, when the run ends: rewritten after
+			# every switch, a kill between the truncation and the
+			# write left the count empty.
+			echo "$n" > /tmp/switches
 		) &
 		switcher=$!
 	fi
@@ -97,7 +100,9 @@ out=$(/usr/bin/fio --name=integrity --filename=/dev/nvme0n1 --direct=1 \
 	--numjobs=2 --offset_increment=64m --iodepth=16 --time_based \
 	--runtime="$secs" --verify=crc32c --verify_backlog=64 \
 	--verify_fatal=0 --group_reporting --minimal 2>&1) || rc=$?
-[ -z "$switcher" ] || { kill "$switcher"; wait "$switcher" 2>/dev/null || true; }
+[ -z "$switcher" ] || { : > /tmp/fio-done; wait "$switcher" || true; }
+switches=$(cat /tmp/switches 2>/dev/null || true)
+switches=${switches:-0}
 errors=$(echo "$out" | grep -v '^3;' | grep -ciE 'verify|bad magic|crc32c' || true)
 terse=$(echo "$out" | grep '^3;' | tail -n 1)
 [ -n "$terse" ] || errors=$((errors + 1))
@@ -108,11 +113,11 @@ wr=$(echo "$terse" | cut -d';' -f47)
 faults=$(dmesg | grep -cE 'event 0x[0-9a-f]+ (received|sid)|global error|F_TRANSLATION|F_PERM|F_ACCESS|F_ADDR_SIZE|F_BAD|C_BAD' || true)
 echo "fio-verify: smmu=$smmu policy=${hold:-switching} secs=$secs" \
      "written_kib=${wr:-0} verified_kib=${rd:-0} fio_rc=$rc fio_error=${ferr:-?}" \
-     "errors=$errors faults=$faults switches=$(cat /tmp/switches 2>/dev/null || echo 0)" \
-     "switches_per_s=$(( $(cat /tmp/switches 2>/dev/null || echo 0) / secs ))"
+     "errors=$errors faults=$faults switches=$switches" \
+     "switches_per_s=$((switches / secs))"
 bad=$errors
 if [ "$smmu" = flushpol ] && [ -z "$hold" ] &&
-   [ "$(cat /tmp/switches 2>/dev/null || echo 0)" -lt 1 ]; then
+   [ "$switches" -lt 1 ]; then
 	echo "fio-verify: no policy switch was made under the I/O"
 	bad=$((bad + 1))
 fi
