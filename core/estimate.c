@@ -165,6 +165,28 @@ bool fp_estimate_precise_cheaper(struct fp_estimate *e, unsigned long n)
 }
 EXPORT_SYMBOL_GPL(fp_estimate_precise_cheaper);
 
+/*
+ * What fp_map() mapped and fp_unmap() has not unmapped, less what this CPU
+ * saw streamed if @less_streamed, bounded by the TLB: the TLB's size when
+ * the count cannot be trusted (see fp_estimate_footprint()).
+ */
+static unsigned long fp_estimate_resident(struct fp_estimate *e,
+					  bool less_streamed)
+{
+	unsigned long tlb = READ_ONCE(e->tlb_entries);
+	u64 streamed = 0;
+	s64 resident;
+
+	if (!READ_ONCE(e->maps_seen))
+		return tlb;
+	resident = percpu_counter_sum(&e->resident);
+	if (resident < 0)
+		return tlb;
+	if (less_streamed)
+		streamed = fp_estimate_streamed(e);
+	return min_t(u64, resident > streamed ? resident - streamed : 0, tlb);
+}
+
 /**
  * fp_estimate_footprint() - live entries a context-wide flush may destroy
  * @e: the context's estimate
@@ -183,15 +205,7 @@ EXPORT_SYMBOL_GPL(fp_estimate_precise_cheaper);
  */
 unsigned long fp_estimate_footprint(struct fp_estimate *e)
 {
-	unsigned long tlb = READ_ONCE(e->tlb_entries);
-	s64 resident;
-
-	if (!READ_ONCE(e->maps_seen))
-		return tlb;
-	resident = percpu_counter_sum(&e->resident);
-	if (resident < 0)
-		return tlb;
-	return min_t(u64, resident, tlb);
+	return fp_estimate_resident(e, false);
 }
 EXPORT_SYMBOL_GPL(fp_estimate_footprint);
 
@@ -221,17 +235,7 @@ EXPORT_SYMBOL_GPL(fp_estimate_streamed);
 /* The footprint less what is streamed: what a context-wide flush costs. */
 static unsigned long fp_estimate_live(struct fp_estimate *e)
 {
-	unsigned long tlb = READ_ONCE(e->tlb_entries);
-	s64 resident;
-	u64 streamed;
-
-	if (!READ_ONCE(e->maps_seen))
-		return tlb;
-	resident = percpu_counter_sum(&e->resident);
-	if (resident < 0)
-		return tlb;
-	streamed = fp_estimate_streamed(e);
-	return min_t(u64, resident > streamed ? resident - streamed : 0, tlb);
+	return fp_estimate_resident(e, true);
 }
 
 /*
