@@ -27,13 +27,13 @@
 #                                    kernel (scripts/arm64-kernel.sh
 #                                    kcsan), KCSAN sampling densely: the
 #                                    concurrency suites, flushpol_stress
-#                                    N cycles (FP_KCSAN_STRESS_OPS, 60;
+#                                    N cycles (FP_KCSAN_STRESS_OPS, 200;
 #                                    unmaps of at most 2M); known upstream
 #                                    races filtered (kunit/kcsan-filter.txt);
 #                                    fails on a KCSAN report in flushpol's
 #                                    code (scripts/kcsan-summary.sh).
 #                                    --planted: flushpol_stress alone
-#                                    (FP_KCSAN_PLANTED_OPS, 24 cycles),
+#                                    (FP_KCSAN_PLANTED_OPS, 100 cycles),
 #                                    with the core's planted race
 #                                    (core/dispatch.c): passes only if
 #                                    KCSAN reports it
@@ -148,14 +148,21 @@ fi
 # (a plain one) while the other is made: by default it watches one access
 # in 4,000 per CPU, for 80 us.  flushpol_kunit's init raises that for the
 # suites alone (kunit/fp_kcsan.c; boot, the lifetime checks and the module
-# loads keep the defaults): one access in FP_KCSAN_SKIP_WATCH (default 50)
-# watched for FP_KCSAN_UDELAY us (default 200) in a task, a quarter of that
-# in an interrupt.  What that costs and catches: kunit/kcsan-filter.txt's
-# header and scripts/kcsan-summary.sh.  The stress runs at make check's
+# loads keep the defaults): one access in FP_KCSAN_SKIP_WATCH (default
+# 200) watched for FP_KCSAN_UDELAY us (default 80) in a task, a quarter of
+# that in an interrupt.  Chosen by the planted race's rate (make
+# kcsan-planted, 2026-12-02, alone on the 2-core host): races seen per
+# second of the stress suite were 0.28 at 200/80 (32 in 116 s), 0.30 at
+# 800/20, 0.17 at 50/20, 0.16 at 800/80, 0.09 at 3,200/80; at 50/200 a
+# 24-cycle run met it about once in 324 s.  A watch catches a race only if
+# another CPU makes the conflicting access during its delay, and TCG
+# spins every delay on a host core the other vCPUs need: long delays
+# stalled the very CPUs that would race.  What that costs and catches:
+# kunit/kcsan-filter.txt's header and scripts/kcsan-summary.sh.  The stress runs at make check's
 # arm64 size, unmaps of at most 2M (more unmaps, switches and device runs
 # meet per minute of TCG than at 4M), in rounds of 10 s.  The lifetime
-# suite's two racing cases run smaller than in the KASAN kernel: under
-# KCSAN's delays, 6 rounds of readers_and_writers_race_destroy took 177 s
+# suite's two racing cases run smaller than in the KASAN kernel: watching
+# one access in 50 for 200 us, 6 rounds of readers_and_writers_race_destroy took 177 s
 # on a quiet host and 524 s, past KUnit's 300 s, on a busy one; 4 x 300
 # concurrent writes 348 s.  The switch suite skips its unmaps above 1M (one
 # of 32M ran 788 s).
@@ -171,8 +178,8 @@ if [ "${1:-}" = --kcsan ]; then
 		shift
 	fi
 	out=${FLUSHPOL_OUT:-$top/build/kcsan${planted:+-planted}-arm64}
-	skip=${FP_KCSAN_SKIP_WATCH:-50}
-	udelay=${FP_KCSAN_UDELAY:-200}
+	skip=${FP_KCSAN_SKIP_WATCH:-200}
+	udelay=${FP_KCSAN_UDELAY:-80}
 	# allnoconfig turned KCSAN_EARLY_ENABLE off (kunit/arm64-kcsan.config).
 	# KCSAN's delays stretch every case: the hung-task detector (the
 	# KUnit runner waits for a case uninterruptibly) gets 10 minutes,
@@ -190,7 +197,7 @@ if [ "${1:-}" = --kcsan ]; then
 		 flushpol_kunit.switch_max_bytes=$((1 << 20)))
 	if [ -n "$planted" ]; then
 		suites=(flushpol_stress)
-		cmdline+=("flushpol_kunit.stress_ops=${1:-${FP_KCSAN_PLANTED_OPS:-24}}"
+		cmdline+=("flushpol_kunit.stress_ops=${1:-${FP_KCSAN_PLANTED_OPS:-100}}"
 			  kunit.filter_glob=flushpol_stress)
 		init_args=()
 	else
@@ -198,7 +205,7 @@ if [ "${1:-}" = --kcsan ]; then
 		# and no other (checked below against what ran).
 		suites=(flushpol_stress flushpol_switch flushpol_lifetime
 			flushpol_estimate flushpol_smmuv3_cmdq)
-		cmdline+=("flushpol_kunit.stress_ops=${1:-${FP_KCSAN_STRESS_OPS:-60}}"
+		cmdline+=("flushpol_kunit.stress_ops=${1:-${FP_KCSAN_STRESS_OPS:-200}}"
 			  "kunit.filter_glob=flushpol_[els][tswim]*[etiam][sctmd][sehq]")
 	fi
 	limit=$((3 * 3600))
