@@ -158,14 +158,10 @@ fi
 # another CPU makes the conflicting access during its delay, and TCG
 # spins every delay on a host core the other vCPUs need: long delays
 # stalled the very CPUs that would race.  What that costs and catches:
-# kunit/kcsan-filter.txt's header and scripts/kcsan-summary.sh.  The stress runs at make check's
-# arm64 size, unmaps of at most 2M (more unmaps, switches and device runs
-# meet per minute of TCG than at 4M), in rounds of 10 s.  The lifetime
-# suite's two racing cases run smaller than in the KASAN kernel: watching
-# one access in 50 for 200 us, 6 rounds of readers_and_writers_race_destroy took 177 s
-# on a quiet host and 524 s, past KUnit's 300 s, on a busy one; 4 x 300
-# concurrent writes 348 s.  The switch suite skips its unmaps above 1M (one
-# of 32M ran 788 s).
+# kunit/kcsan-filter.txt's header and scripts/kcsan-summary.sh.  The
+# stress runs at make check's arm64 size, unmaps of at most 2M (more
+# unmaps, switches and device runs meet per minute of TCG than at 4M), in
+# rounds of 10 s; the lifetime and switch suites at their full size.
 kcsan=
 planted=
 if [ "${1:-}" = --kcsan ]; then
@@ -191,10 +187,7 @@ if [ "${1:-}" = --kcsan ]; then
 		 flushpol_kunit.kcsan_skip_watch="$skip"
 		 flushpol_kunit.kcsan_udelay_task="$udelay"
 		 flushpol_kunit.kcsan_udelay_interrupt=$((udelay / 4))
-		 flushpol_kunit.stress_max_pages=512
-		 flushpol_kunit.lifetime_rounds=2
-		 flushpol_kunit.lifetime_writes=60
-		 flushpol_kunit.switch_max_bytes=$((1 << 20)))
+		 flushpol_kunit.stress_max_pages=512)
 	if [ -n "$planted" ]; then
 		suites=(flushpol_stress)
 		cmdline+=("flushpol_kunit.stress_ops=${1:-${FP_KCSAN_PLANTED_OPS:-100}}"
