@@ -31,6 +31,7 @@
 #include <linux/srcu.h>
 
 #include "bench_backend.h"
+#include "fp_rig.h"
 
 /*
  * Per round: 2048 pages is about 15 ms of guest time per thread in the
@@ -402,6 +403,45 @@ static void fixed_cost_parts_reported(struct kunit *test)
 		fps_print_rounds(test, sides[i].name, ns[i]);
 }
 
+/*
+ * How long a switch takes, as a user writing the policy file sees it: the
+ * median of 101 writes through the VFS, printed for make bench's switch
+ * target (scripts/bench-targets.py, from the kernel without debug
+ * options), never asserted.  The context is idle: each switch waits for an
+ * expedited SRCU grace period with no reader in it, which is the switch's
+ * own cost; under load it also waits for the calls in flight.
+ */
+static void policy_switch_latency_reported(struct kunit *test)
+{
+	static const char * const names[] = { "asid\n", "va\n" };
+	struct fpt_rig_cfg rc = { .fmt = ARM_64_LPAE_S1 };
+	struct fpt_rig *rig = kunit_kzalloc(test, sizeof(*rig), GFP_KERNEL);
+	enum { N = 101 };
+	u64 *ns = kunit_kcalloc(test, N, sizeof(*ns), GFP_KERNEL);
+	char buf[128];
+	u64 t;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, rig);
+	KUNIT_ASSERT_NOT_NULL(test, ns);
+	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, rig, &rc, NULL, 1), 0);
+	for (i = 0; i < N; i++) {
+		t = ktime_get_ns();
+		KUNIT_ASSERT_EQ(test, fpt_ctx_write(rig, "policy", names[i % 2],
+						    strlen(names[i % 2])),
+				(ssize_t)strlen(names[i % 2]));
+		ns[i] = ktime_get_ns() - t;
+	}
+	/* The writes switched: the policy is the last one written. */
+	KUNIT_ASSERT_GT(test, fpt_ctx_read(rig, "policy", buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "[asid]"));
+	sort(ns, N, sizeof(*ns), fps_cmp_u64, NULL);
+	kunit_info(test,
+		   "fp-switch: %d policy writes on %u CPUs: median %llu us, min %llu us, max %llu us\n",
+		   N, num_online_cpus(), div_u64(ns[N / 2], 1000),
+		   div_u64(ns[0], 1000), div_u64(ns[N - 1], 1000));
+}
+
 static const char * const fps_policies[] = { "va", "threshold" };
 
 static void fps_policy_desc(const char * const *p, char *desc)
@@ -414,6 +454,7 @@ KUNIT_ARRAY_PARAM(fps_policy, fps_policies, fps_policy_desc);
 static struct kunit_case fps_test_cases[] = {
 	KUNIT_CASE_PARAM(scaling_reported, fps_policy_gen_params),
 	KUNIT_CASE(fixed_cost_parts_reported),
+	KUNIT_CASE(policy_switch_latency_reported),
 	{}
 };
 

@@ -11,7 +11,6 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/sizes.h>
-#include <linux/sort.h>
 #include <linux/tracepoint.h>
 
 #include "fp_rig.h"
@@ -536,43 +535,6 @@ static void context_names_cut_or_taken_get_no_directory(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, fpt_ctx_dir("kunit_twice-asid5"));
 }
 
-/*
- * How long a switch takes, as a user writing the policy file sees it: the
- * median of 101, printed for make bench to read, never asserted.  The
- * context is idle: each switch waits for an SRCU grace period with no
- * reader in it.
- */
-static int fpt_cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void policy_switch_latency_printed(struct kunit *test)
-{
-	struct fpt_rig *rig = fpt_reg_rig(test, 1);
-	static const char * const names[] = { "asid\n", "va\n" };
-	enum { N = 101 };
-	u64 *ns = kunit_kcalloc(test, N, sizeof(*ns), GFP_KERNEL);
-	u64 t;
-	int i;
-
-	KUNIT_ASSERT_NOT_NULL(test, ns);
-	for (i = 0; i < N; i++) {
-		t = ktime_get_ns();
-		KUNIT_ASSERT_EQ(test, fpt_ctx_write(rig, "policy", names[i % 2],
-						    strlen(names[i % 2])),
-				(ssize_t)strlen(names[i % 2]));
-		ns[i] = ktime_get_ns() - t;
-	}
-	sort(ns, N, sizeof(*ns), fpt_cmp_u64, NULL);
-	kunit_info(test,
-		   "fp-switch: %d policy writes on %u CPUs: median %llu us, min %llu us, max %llu us\n",
-		   N, num_online_cpus(), div_u64(ns[N / 2], 1000),
-		   div_u64(ns[0], 1000), div_u64(ns[N - 1], 1000));
-}
-
 static int fpt_read_int(struct kunit *test, const char *path)
 {
 	char buf[32];
@@ -641,7 +603,6 @@ static struct kunit_case fpt_registry_test_cases[] = {
 	KUNIT_CASE(policy_names_load_only_policy_modules),
 	KUNIT_CASE(new_context_requests_no_module),
 	KUNIT_CASE(context_names_cut_or_taken_get_no_directory),
-	KUNIT_CASE(policy_switch_latency_printed),
 	KUNIT_CASE(unregister_waits_for_calls_in_flight),
 	KUNIT_CASE(switch_waits_for_calls_in_flight),
 	KUNIT_CASE(context_pins_threshold_module),

@@ -47,6 +47,9 @@ rev=$(git -C "$top" describe --always --dirty 2>/dev/null) || rev="a tree"
 		head -n 1 | awk '{print $4}') -M virt -smp 4 (MTTCG), in $kernel."
 	echo
 	python3 "$top/scripts/bench-scale-table.py" "$dir/ktap.log"
+	# The switch time, from the same kernel (policy_switch_latency_reported).
+	sw=$(grep -o 'fp-switch: .*' "$dir/ktap.log" | tail -n 1 || true)
+	[ -z "$sw" ] || { echo; echo "Policy switches, ${sw#fp-switch: }."; }
 } >"$md"
 cat "$md"
 echo "bench-scale: wrote $md" >&2

@@ -162,10 +162,11 @@ rev=$(git -C "$top" describe --always --dirty 2>/dev/null) || rev="a tree"
 		echo
 	fi
 	python3 "$top/scripts/bench-table.py" "$out"
-	# The four targets, last.  Switches: make check's arm64 KUnit and
-	# fio integrity runs, when there are any, dated.
+	# The four targets, last.  Switch time: this run's arm64 kernel
+	# without debug options; switch rate: make check's fio integrity run,
+	# when there is one, dated.
 	python3 "$top/scripts/bench-targets.py" "$out" "$res" \
-		--arm64-ktap "$top/build/kunit-arm64/ktap.log" \
+		--arm64-ktap "$out/bench-arm64/ktap.log" \
 		--fio-verify "$top/build/qemu/fio-verify"
 } >"$md"
 gnuplot -e "png='$png'" "$out/latency.gp"
