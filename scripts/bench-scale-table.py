@@ -223,7 +223,12 @@ def cmdq_section(cmdq, fake):
           "throughputs taken within each round, its median [95% "
           "interval].  Only reported, never asserted.\n")
     bound_note = None
-    if fake:
+    if fake and int(fake["fake_ns"]) <= 0:
+        print("The fake's serial part (its consumption of a batch) was too "
+              f"short to time: {fake['timed_batch_ns']} ns per batch with "
+              f"the timing, {fake['clock_ns']} ns of it the clock's own; "
+              "no bound from it is printed.\n")
+    elif fake:
         s = int(fake["fake_ns"])
         t1 = median(kv1["ns"])
         bound_note = (s, t1)
