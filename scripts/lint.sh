@@ -11,6 +11,8 @@
 #            make targets the docs name exist, kernel-doc is clean
 #   tables   scripts/tables-selftest.py: the benchmark tables and their
 #            intervals, on generated guest consoles
+#   kcsan    scripts/kcsan-summary-selftest.sh: make kcsan's verdict on
+#            KCSAN reports in and near flushpol's code
 # Builds happen in a throwaway copy of the tree, so the checkout stays
 # clean.  Every check runs even if an earlier one fails; the exit status is
 # non-zero if any failed.
@@ -150,7 +152,12 @@ lint_tables()
 	python3 "$here/tables-selftest.py"
 }
 
-for check in build sparse checkpatch docs tables; do
+lint_kcsan()
+{
+	"$here/kcsan-summary-selftest.sh"
+}
+
+for check in build sparse checkpatch docs tables kcsan; do
 	log "--- $check ---"
 	# A subshell outside any "if", so set -e still holds inside the check.
 	set +e
