@@ -372,12 +372,17 @@ struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,
 				    struct fpm_smmu *model, unsigned int shift,
 				    unsigned int per_poll)
 {
+	static atomic_t fakes = ATOMIC_INIT(0);
 	struct fpt_v3_fake *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	struct device *dev;
+	char name[32];
 	__le64 *ring;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
-	dev = kunit_device_register(test, "fp-fake-smmuv3");
+	/* A device and a driver each: a test may have several fakes. */
+	snprintf(name, sizeof(name), "fp-fake-smmuv3.%d",
+		 atomic_inc_return(&fakes));
+	dev = kunit_device_register(test, name);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
 	ring = kunit_kcalloc(test, BIT(shift) * CMD_DWORDS, sizeof(*ring),
 			     GFP_KERNEL);
