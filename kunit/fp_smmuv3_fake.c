@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The fake SMMUv3 behind the shipped command queue: see fp_smmuv3_fake.h.
+ * The fake SMMUv3 behind the shipped command queue (fp_smmuv3_cmdq.c):
+ * see fp_smmuv3_fake.h.
  * Commands are decoded with plain shifts, not the backend's field macros,
  * so a field in the wrong place reaches the model as the wrong command.
  */
-#include "../backends/smmuv3/cmdq.c"
-#undef pr_fmt
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/device.h>
+#include <linux/bitfield.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/sizes.h>

@@ -38,6 +38,15 @@ CPU: 1 UID: 0 PID: 58 Comm: fp_stress/2 Tainted: G           O     N 6.12.117 #1
 END
 }
 
+# What /init and flushpol_kunit print around the reports: the density,
+# and KCSAN's counters, with UNKNOWN races of unknown origin.
+frame()
+{
+	printf 'fp-kcsan: %s\n' 'skip_watch 200' 'udelay_task 80' 'udelay_interrupt 20'
+	cat
+	printf 'fp-kcsan-info: races_unknown_origin: %s\n' "${1:-0}"
+}
+
 # expect NAME WANTED_STATUS WANTED_LINE [--planted] < LOG
 expect()
 {
@@ -54,21 +63,30 @@ expect()
 
 # Not in a pipeline: expect must run in this shell, to set fail.
 planted='fp_planted_race [flushpol] / fp_planted_race [flushpol]'
-expect none 0 "PASS: no report" < <(echo FLUSHPOL-BEGIN)
+expect none 0 "PASS: no report" < <(echo FLUSHPOL-BEGIN | frame)
 expect ours 1 "2 x data-race in $planted: flushpol" \
-	< <(report "$planted" ' [flushpol]'; report "$planted" ' [flushpol]')
+	< <({ report "$planted" ' [flushpol]'; report "$planted" ' [flushpol]'; } | frame)
 expect planted 0 "PLANTED RACE REPORTED (1 reports" --planted \
-	< <(report "$planted" ' [flushpol]')
+	< <(report "$planted" ' [flushpol]' | frame)
 expect planted-missed 1 "PLANTED RACE NOT REPORTED" --planted \
-	< <(echo FLUSHPOL-BEGIN)
+	< <(echo FLUSHPOL-BEGIN | frame)
 # A kernel function racing on a path flushpol's code drives: a failure.
 expect reached 1 "memchr_inv / memchr_inv: upstream, reached from flushpol's code" \
-	< <(report 'memchr_inv / memchr_inv' ' [flushpol_kunit]')
+	< <(report 'memchr_inv / memchr_inv' ' [flushpol_kunit]' | frame)
 # The kernel's own, nowhere near flushpol: listed, not a failure.
 expect upstream 0 "memchr_inv / refresh_cpu_vm_stats: upstream, not filtered" \
-	< <(report 'memchr_inv / refresh_cpu_vm_stats' '')
+	< <(report 'memchr_inv / refresh_cpu_vm_stats' '' | frame)
+# Counted and not printed: whose, unknown.
+expect unknown-origin 1 "1 races of unknown origin, not printed" \
+	< <(echo FLUSHPOL-BEGIN | frame 1)
+# The density not set: the suites ran at KCSAN's defaults.
+expect no-density 1 "skip_watch not set" \
+	< <(printf 'fp-kcsan-info: races_unknown_origin: 0\n')
+# No counters: /init did not get to read them.
+expect no-counters 1 "KCSAN's counters not read" \
+	< <(printf 'fp-kcsan: %s\n' 'skip_watch 200' 'udelay_task 80' 'udelay_interrupt 20')
 
 if [ "$fail" = 0 ]; then
-	echo "kcsan-summary-selftest: 6 cases: PASS"
+	echo "kcsan-summary-selftest: 9 cases: PASS"
 fi
 exit "$fail"
