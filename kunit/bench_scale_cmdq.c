@@ -40,6 +40,7 @@
 
 #include "bench_backend.h"
 #include "fp_model.h"
+#include "fp_rig.h"
 #include "fp_smmuv3_fake.h"
 
 /*
@@ -232,24 +233,12 @@ static void fpq_calibrate(struct kunit *test, struct fpt_v3_fake *f)
 		   div_u64(t0, FPQ_CAL_BATCHES));
 }
 
-static void fpq_model_destroy(void *model)
-{
-	fpm_smmu_destroy(model);
-}
-
 /* A fake SMMU with a TLB model of its own, consuming at each CONS read. */
 static struct fpt_v3_fake *fpq_fake_new(struct kunit *test)
 {
-	struct fpm_smmu *model = kunit_kzalloc(test, sizeof(*model),
-					       GFP_KERNEL);
-	struct fpt_v3_fake *f;
+	struct fpt_v3_fake *f = fpt_v3_fake_new(test, fpt_shared_smmu(test),
+						FPQ_SHIFT, BIT(FPQ_SHIFT));
 
-	KUNIT_ASSERT_NOT_NULL(test, model);
-	KUNIT_ASSERT_EQ(test, fpm_smmu_init(model), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							fpq_model_destroy,
-							model), 0);
-	f = fpt_v3_fake_new(test, model, FPQ_SHIFT, BIT(FPQ_SHIFT));
 	/* Counted, not slept: only a lost command could exhaust it. */
 	f->smmu.cmdq.timeout_us = SMMUV3_CMDQ_TIMEOUT_US;
 	return f;

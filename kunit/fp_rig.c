@@ -249,8 +249,8 @@ static void fpt_smmu_destroy_action(void *smmu)
 }
 
 /**
- * fpt_shared_smmu() - an SMMU model for several rigs of one test
- * @test: the test; the model goes when it ends, after the rigs on it
+ * fpt_shared_smmu() - an SMMU model for the rigs and fakes of one test
+ * @test: the test; the model goes when it ends, after what was built on it
  *
  * Return: the model.  Fails the test if it cannot be made.
  */

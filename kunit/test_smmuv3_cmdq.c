@@ -23,29 +23,11 @@
 /* GERROR.EVENTQ_ABT_ERR: a global error the queue does not handle. */
 #define FPT_GERROR_EVTQ_ABT	BIT(2)
 
-static void fpt_model_destroy(void *model)
-{
-	fpm_smmu_destroy(model);
-}
-
-/* A model for several contexts, torn down after everything using it. */
-static struct fpm_smmu *fpt_cmdq_model(struct kunit *test)
-{
-	struct fpm_smmu *model = kunit_kzalloc(test, sizeof(*model),
-					       GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, model);
-	KUNIT_ASSERT_EQ(test, fpm_smmu_init(model), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpt_model_destroy,
-							model), 0);
-	return model;
-}
-
 static struct fpt_v3_fake *fpt_cmdq_fake(struct kunit *test,
 					 unsigned int shift,
 					 unsigned int per_poll)
 {
-	return fpt_v3_fake_new(test, fpt_cmdq_model(test), shift, per_poll);
+	return fpt_v3_fake_new(test, fpt_shared_smmu(test), shift, per_poll);
 }
 
 static void fpt_cmdq_tlbi(struct fpt_v3_fake *f, unsigned int n)
@@ -556,7 +538,7 @@ static void threads_share_queue_each_sync_completes_own(struct kunit *test)
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	model = fpt_cmdq_model(test);
+	model = fpt_shared_smmu(test);
 	fpt_shared_fake = fpt_v3_fake_new(test, model, 5, 2);
 	for (i = 0; i < FPT_THREADS; i++) {
 		t[i].rig = kunit_kzalloc(test, sizeof(*t[i].rig), GFP_KERNEL);

@@ -10,25 +10,14 @@
 #include <kunit/test.h>
 
 #include "fp_model.h"
+#include "fp_rig.h"
 #include "fp_smmuv3_fake.h"
-
-static void fpt_domain_model_destroy(void *model)
-{
-	fpm_smmu_destroy(model);
-}
 
 static struct fpt_v3_fake *fpt_domain_fake(struct kunit *test)
 {
-	struct fpm_smmu *model = kunit_kzalloc(test, sizeof(*model),
-					       GFP_KERNEL);
-	struct fpt_v3_fake *f;
+	struct fpt_v3_fake *f = fpt_v3_fake_new(test, fpt_shared_smmu(test),
+						8, 64);
 
-	KUNIT_ASSERT_NOT_NULL(test, model);
-	KUNIT_ASSERT_EQ(test, fpm_smmu_init(model), 0);
-	KUNIT_ASSERT_EQ(test,
-			kunit_add_action_or_reset(test, fpt_domain_model_destroy,
-						  model), 0);
-	f = fpt_v3_fake_new(test, model, 8, 64);
 	strscpy(f->smmu.name, "fpt-v3", sizeof(f->smmu.name));
 	f->smmu.oas = 48;
 	f->smmu.coherent = true;

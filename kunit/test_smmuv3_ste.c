@@ -17,6 +17,7 @@
 #include <kunit/test.h>
 
 #include "fp_model.h"
+#include "fp_rig.h"
 #include "fp_smmuv3_fake.h"
 
 /* Values one double word can hold between two syncs: at most 3 here. */
@@ -388,26 +389,14 @@ static void ste_unchanged_entry_still_synced(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rec->after_failure, 0);
 }
 
-static void fpt_ste_model_destroy(void *model)
-{
-	fpm_smmu_destroy(model);
-}
-
 /* A fake SMMU behind the driver's queue, every stream holding @ste. */
 static struct fpt_v3_fake *fpt_ste_fake(struct kunit *test, const u64 *ste)
 {
-	struct fpm_smmu *model = kunit_kzalloc(test, sizeof(*model),
-					       GFP_KERNEL);
+	struct fpt_v3_fake *f = fpt_v3_fake_new(test, fpt_shared_smmu(test),
+						6, 64);
 	struct smmuv3_device *smmu;
-	struct fpt_v3_fake *f;
 	int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, model);
-	KUNIT_ASSERT_EQ(test, fpm_smmu_init(model), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							fpt_ste_model_destroy,
-							model), 0);
-	f = fpt_v3_fake_new(test, model, 6, 64);
 	smmu = &f->smmu;
 	smmu->strtab.sid_bits = 4;
 	smmu->strtab.base = kunit_kcalloc(test, STE_DWORDS << 4,

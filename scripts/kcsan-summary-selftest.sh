@@ -40,9 +40,14 @@ END
 
 # What /init and flushpol_kunit print around the reports: the density,
 # and KCSAN's counters, with UNKNOWN races of unknown origin.
-frame()
+density()
 {
 	printf 'fp-kcsan: %s\n' 'skip_watch 200' 'udelay_task 80' 'udelay_interrupt 20'
+}
+
+frame()
+{
+	density
 	cat
 	printf 'fp-kcsan-info: races_unknown_origin: %s\n' "${1:-0}"
 }
@@ -84,7 +89,7 @@ expect no-density 1 "skip_watch not set" \
 	< <(printf 'fp-kcsan-info: races_unknown_origin: 0\n')
 # No counters: /init did not get to read them.
 expect no-counters 1 "KCSAN's counters not read" \
-	< <(printf 'fp-kcsan: %s\n' 'skip_watch 200' 'udelay_task 80' 'udelay_interrupt 20')
+	< <(density)
 
 if [ "$fail" = 0 ]; then
 	echo "kcsan-summary-selftest: 9 cases: PASS"
