@@ -23,7 +23,12 @@ debug+='|DEBUG_KMEMLEAK|PREEMPT'
 log() { echo "bench-uml: $*" >&2; }
 
 "$top/scripts/uml-kernel.sh" >/dev/null
-frag=$(grep -vE "^CONFIG_($debug)=" "$top/kunit/uml.config")
+# Tracepoints, as Debian's kernels have them: flushpol_kunit probes
+# flushpol's own (tracepoint_probe_register) and does not link without
+# them.  In the test kernel lock proving selects them; here the default
+# tracers do (TRACING selects TRACEPOINTS), with no function tracer.
+frag=$(grep -vE "^CONFIG_($debug)=" "$top/kunit/uml.config"
+       printf 'CONFIG_FTRACE=y\nCONFIG_ENABLE_DEFAULT_TRACERS=y\n')
 key=$( (echo "$frag"; cat "$top"/kunit/patches/*.patch) |
 	sha256sum | cut -c1-12)
 out=$cache/uml-bench-$key
@@ -39,7 +44,8 @@ mkdir -p "$out"
 echo "$frag" >"$out/fragment.config"
 make -s -C "$src" O="$out" ARCH=um allnoconfig \
 	KCONFIG_ALLCONFIG="$out/fragment.config" >&2
-for opt in 64BIT MODULES KUNIT IOMMU_API IOMMU_IO_PGTABLE_LPAE BLK_DEV_INITRD; do
+for opt in 64BIT MODULES KUNIT IOMMU_API IOMMU_IO_PGTABLE_LPAE BLK_DEV_INITRD \
+	   TRACEPOINTS; do
 	grep -q "^CONFIG_$opt=y" "$out/.config" ||
 		{ log "CONFIG_$opt did not stick"; exit 1; }
 done
