@@ -255,8 +255,12 @@ static int fp_context_switch(struct fp_context *ctx, const char *name,
 	if (!pol)
 		return ret;
 
-	/* Calls into @old may still run on other CPUs until now (dispatch.c). */
-	if (old != pol)
+	/*
+	 * Calls into @old may still run on other CPUs until now (dispatch.c).
+	 * A built-in's calls are not pinned and it cannot go away: waiting
+	 * would only wait for other contexts' pinned calls.
+	 */
+	if (old != pol && !fp_policy_builtin(old))
 		fp_policy_wait_calls();
 	fp_policy_put(old_owner);
 	return 0;

@@ -101,13 +101,6 @@ static void fp_policy_call_end(void)
 }
 #endif
 
-/* Whether @pol is one of this module's policies; @pol is not read. */
-static bool fp_policy_builtin(const struct fp_policy *pol)
-{
-	return pol == &fp_policy_va || pol == &fp_policy_range ||
-	       pol == &fp_policy_asid || pol == &fp_policy_nonstrict;
-}
-
 /*
  * The context's policy, and *@idx: its read section, or -1 for a built-in
  * policy, which needs none.  Sparse sees a section either way.

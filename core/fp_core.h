@@ -247,4 +247,15 @@ extern struct fp_policy fp_policy_range;
 extern struct fp_policy fp_policy_asid;
 extern struct fp_policy fp_policy_nonstrict;
 
+/*
+ * Whether @pol is one of the core's own policies, which outlive every
+ * context: calls into them are not pinned (dispatch.c).  @pol is compared,
+ * never read: it may be a module's, gone by now.
+ */
+static inline bool fp_policy_builtin(const struct fp_policy *pol)
+{
+	return pol == &fp_policy_va || pol == &fp_policy_range ||
+	       pol == &fp_policy_asid || pol == &fp_policy_nonstrict;
+}
+
 #endif /* _FP_CORE_H */

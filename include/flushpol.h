@@ -159,7 +159,8 @@ struct fp_estimate {
  * @list: registry linkage, owned by the core.
  *
  * Each call runs inside a read section of the core's SRCU, which keeps
- * the policy's module loaded until it returns, and outside any RCU read
+ * the policy's module loaded until it returns (the core's own policies,
+ * which cannot go away, are called without one), and outside any RCU read
  * section of the core's.  Policies must not sleep: they are called where
  * io-pgtable and the IOMMU core unmap, spinlocks held.  They issue commands
  * only through the fp_*() helpers below, which keep the statistics and

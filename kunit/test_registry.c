@@ -305,6 +305,40 @@ out:
 }
 
 /*
+ * A switch away from a built-in policy waits for nothing: calls into a
+ * built-in are not pinned, so there is nothing of its to wait for, and
+ * waiting for every context's pinned calls would hold the switch behind a
+ * slow call of another context's policy.
+ */
+static void switch_from_builtin_waits_for_no_other_context(struct kunit *test)
+{
+	struct fpt_rig_cfg rc = { .fmt = ARM_64_LPAE_S1 };
+	struct fpt_slow_run r = {};
+	struct fpt_rig *other;
+	bool started;
+	int in_call;
+
+	other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, other, &rc, NULL, 1), 0);
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(other->ctx, "va"), 0);
+
+	started = fpt_slow_start(test, &r, THIS_MODULE);
+	KUNIT_EXPECT_TRUE(test, started);
+	if (started) {
+		/* The slow call, pinned, is in flight on the first context. */
+		KUNIT_EXPECT_EQ(test, fp_context_set_policy(other->ctx, "asid"),
+				0);
+		in_call = READ_ONCE(fpt_slow.in_call);
+		KUNIT_EXPECT_EQ_MSG(test, in_call, 1,
+				    "a switch from va waited for another context's call");
+	}
+	fpt_slow_finish(&r, false);
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(r.rig->ctx, "va"), 0);
+	KUNIT_EXPECT_EQ(test, fp_policy_unregister(&fpt_slow_policy), 0);
+}
+
+/*
  * A policy without an owner module, withdrawn by another thread while a
  * switch to it asks usable(): unregistration must wait for the switch,
  * and then find the policy in use, or its owner frees it under usable()
@@ -605,6 +639,7 @@ static struct kunit_case fpt_registry_test_cases[] = {
 	KUNIT_CASE(context_names_cut_or_taken_get_no_directory),
 	KUNIT_CASE(unregister_waits_for_calls_in_flight),
 	KUNIT_CASE(switch_waits_for_calls_in_flight),
+	KUNIT_CASE(switch_from_builtin_waits_for_no_other_context),
 	KUNIT_CASE(context_pins_threshold_module),
 	KUNIT_CASE(unknown_policy_refused),
 	KUNIT_CASE(default_policy_param_picks_new_contexts),
