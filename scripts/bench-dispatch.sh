@@ -29,7 +29,7 @@ else
 		{ tail -n 30 "$out/kunit.log" >&2; exit 1; }
 	uml=$("$top/scripts/bench-uml.sh")
 	FLUSHPOL_UML=$uml FLUSHPOL_OUT=$nodebug "$top/scripts/kunit.sh" \
-		>"$out/kunit-nodebug.log" 2>&1 ||
+		--bench >"$out/kunit-nodebug.log" 2>&1 ||
 		{ tail -n 30 "$out/kunit-nodebug.log" >&2; exit 1; }
 fi
 for d in "$debug" "$nodebug"; do

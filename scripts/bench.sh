@@ -120,7 +120,7 @@ log "2/6 KUnit in UML without debug options: dispatch cost"
 uml=$("$top/scripts/bench-uml.sh" 2>"$out/bench-uml.log") ||
 	failed "$out/bench-uml.log"
 FLUSHPOL_UML=$uml FLUSHPOL_OUT=$out/kunit-nodebug "$top/scripts/kunit.sh" \
-	>"$out/kunit-nodebug.log" 2>&1 ||
+	--bench >"$out/kunit-nodebug.log" 2>&1 ||
 	kunit_failed "$out/kunit-nodebug" "$out/kunit-nodebug.log"
 
 # The QEMU rig's own build tree, so that make check's is left alone.

@@ -47,6 +47,12 @@
 #                                    lockdep checks raw and sleeping lock
 #                                    nesting, and the run fails unless
 #                                    lockdep is still on at the end
+#   kunit.sh --bench                 the dispatch benchmark alone
+#                                    (flushpol_bench_dispatch), for make
+#                                    bench's UML kernel without debug
+#                                    options (FLUSHPOL_UML, from
+#                                    scripts/bench-uml.sh): as below, no
+#                                    test run
 #   kunit.sh --arch arm64 --bench    the scale benchmarks alone
 #                                    (flushpol_bench_scale*), in the arm64
 #                                    kernel without debug options
@@ -215,13 +221,16 @@ fi
 # make bench's scale benchmarks, in a kernel without KASAN, lockdep and
 # the other debug options, which distort exactly what they measure.
 bench=
-if [ "${1:-}" = --bench ]; then
-	[ "$arch" = arm64 ] ||
-		{ echo "kunit: --bench needs --arch arm64" >&2; exit 1; }
+if [ "${1:-}" = --bench ] && [ "$arch" = arm64 ]; then
 	bench=bench
 	out=${FLUSHPOL_OUT:-$top/build/bench-arm64}
 	suites=(flushpol_bench_scale flushpol_bench_scale_cmdq)
 	cmdline=("kunit.filter_glob=flushpol_bench_scale*")
+	init_args=()
+elif [ "${1:-}" = --bench ]; then
+	out=${FLUSHPOL_OUT:-$top/build/bench-uml}
+	suites=(flushpol_bench_dispatch)
+	cmdline=(kunit.filter_glob=flushpol_bench_dispatch)
 	init_args=()
 fi
 
