@@ -100,6 +100,22 @@ static u64 fpt_regs_get64(struct fpt_regs *f, unsigned int off)
 }
 
 /*
+ * What the SMMU aligns STRTAB_BASE.ADDR to (IHI 0070, 6.3.24), ignoring
+ * the address bits below: a linear table's size, or the larger of 64
+ * bytes and a level-1 table's size.
+ */
+static u64 fpt_regs_strtab_align(u32 cfg)
+{
+	u32 log2size = FIELD_GET(STRTAB_BASE_CFG_LOG2SIZE, cfg);
+	u32 split = FIELD_GET(STRTAB_BASE_CFG_SPLIT, cfg);
+
+	if (FIELD_GET(STRTAB_BASE_CFG_FMT, cfg) != STRTAB_BASE_CFG_FMT_2LVL)
+		return (STE_DWORDS * sizeof(u64)) << log2size;
+	return max_t(u64, 64, sizeof(u64) << (log2size > split ?
+					      log2size - split : 0));
+}
+
+/*
  * @sid's STE, fetched as the SMMU fetches it (IHI 0070, 3.3.2): from the
  * table STRTAB_BASE points at, linear or two-level as STRTAB_BASE_CFG
  * says, a stream beyond LOG2SIZE or its level-2 table's span being no
@@ -318,6 +334,11 @@ struct fpt_regs *fpt_regs_new(struct kunit *test, const struct fpt_part *part)
 
 /* Streams a stream table in ordinary memory may have, at most. */
 #define FPT_REGS_NODMA_SID_BITS	12
+/*
+ * Level-1 descriptors allocated at least: 64 bytes, which kmalloc aligns
+ * to 64 as it aligns every power-of-two size to itself.
+ */
+#define FPT_REGS_NODMA_L1_MIN	(64 / sizeof(u64))
 
 static __le64 *fpt_regs_stes(struct fpt_regs *f, unsigned int n)
 {
@@ -344,7 +365,7 @@ static void fpt_regs_init_strtab_nodma(struct fpt_regs *f)
 	struct smmuv3_strtab *st = &f->smmu.strtab;
 	u32 idr0 = fpt_regs_get(f, SMMUV3_IDR0);
 	u32 sid_bits = FIELD_GET(IDR1_SIDSIZE, fpt_regs_get(f, SMMUV3_IDR1));
-	unsigned int i;
+	unsigned int i, n;
 
 	if (sid_bits > FPT_REGS_NODMA_SID_BITS)
 		return;
@@ -357,7 +378,14 @@ static void fpt_regs_init_strtab_nodma(struct fpt_regs *f)
 	}
 	st->two_level = true;
 	i = BIT(sid_bits - SMMUV3_STRTAB_SPLIT);
-	st->base = kunit_kcalloc(f->test, i, sizeof(*st->base), GFP_KERNEL);
+	/*
+	 * Aligned as STRTAB_BASE needs (fpt_regs_strtab_align()): 2^10
+	 * streams have 32 bytes of descriptors, which kmalloc may put 32
+	 * bytes past a 64-byte boundary, and the SMMU would read the 32
+	 * bytes below as descriptors.  Those past the i-th are never used.
+	 */
+	n = max_t(unsigned int, i, FPT_REGS_NODMA_L1_MIN);
+	st->base = kunit_kcalloc(f->test, n, sizeof(*st->base), GFP_KERNEL);
 	st->l2 = kunit_kcalloc(f->test, i, sizeof(*st->l2), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(f->test, st->base);
 	KUNIT_ASSERT_NOT_NULL(f->test, st->l2);
@@ -376,14 +404,16 @@ static void fpt_regs_init_strtab_nodma(struct fpt_regs *f)
  *
  * The stream table as probe allocates it where there is DMA; without
  * (UML) as it would be once every stream is prepared, for a part with at
- * most 2^12 streams (none for more).  The queues in ordinary memory,
- * whose physical address the fake reads them at.
+ * most 2^12 streams (none for more); either aligned as STRTAB_BASE
+ * needs, or the test fails.  The queues in ordinary memory, whose
+ * physical address the fake reads them at.
  */
 void fpt_regs_init_queues(struct fpt_regs *f)
 {
 	struct smmuv3_device *smmu = &f->smmu;
 	size_t cmdq_size = (CMD_DWORDS << 3) << SMMUV3_CMDQ_SHIFT;
 	__le64 *ring = kunit_kzalloc(f->test, cmdq_size, GFP_KERNEL);
+	u64 align;
 
 	KUNIT_ASSERT_NOT_NULL(f->test, ring);
 	if (IS_ENABLED(CONFIG_HAS_DMA))
@@ -394,6 +424,12 @@ void fpt_regs_init_queues(struct fpt_regs *f)
 				0);
 	else
 		fpt_regs_init_strtab_nodma(f);
+	/* The SMMU ignores the address bits below: it would walk below. */
+	align = fpt_regs_strtab_align(smmuv3_strtab_base_cfg(smmu));
+	if (smmu->strtab.base)
+		KUNIT_ASSERT_TRUE_MSG(f->test, IS_ALIGNED(smmu->strtab.dma, align),
+				      "stream table at %pad, which STRTAB_BASE aligns to %llu bytes",
+				      &smmu->strtab.dma, align);
 	smmuv3_cmdq_init_ring(&smmu->cmdq, smmu->dev, smmu->base, ring,
 			      virt_to_phys(ring), SMMUV3_CMDQ_SHIFT);
 	smmu->cmdq.impl = &fpt_regs_impl;

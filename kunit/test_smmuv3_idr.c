@@ -578,6 +578,26 @@ static void rmr_streams_bypass_when_enabled(struct kunit *test)
 }
 
 /*
+ * The stream table where STRTAB_BASE can point: the SMMU ignores the
+ * address bits below the table's alignment, and would walk whatever lies
+ * below a table not aligned (fpt_regs_init_queues() asserts it).  Where
+ * an allocation lands is chance, so the RMR test's table is made several
+ * times over.
+ */
+static void stream_table_aligned_for_strtab_base(struct kunit *test)
+{
+	struct fpt_regs *f;
+	unsigned int i;
+
+	for (i = 0; i < 16; i++) {
+		f = fpt_regs_new(test, &fpt_idr_rmr_part);
+		KUNIT_ASSERT_EQ(test, smmuv3_hw_probe(&f->smmu), 0);
+		fpt_regs_init_queues(f);
+		KUNIT_ASSERT_NOT_NULL(test, f->smmu.strtab.base);
+	}
+}
+
+/*
  * The MMIO region must hold both register pages, or page 0 alone on a
  * part whose page 1 is folded onto it.
  */
@@ -636,6 +656,7 @@ static struct kunit_case fpt_idr_test_cases[] = {
 	KUNIT_CASE(iort_model_gives_upstream_options),
 	KUNIT_CASE(kdump_leaves_event_queue_off),
 	KUNIT_CASE(rmr_streams_bypass_when_enabled),
+	KUNIT_CASE(stream_table_aligned_for_strtab_base),
 	KUNIT_CASE(mark_asids_never_alias_domains),
 	{}
 };
