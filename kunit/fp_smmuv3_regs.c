@@ -14,6 +14,8 @@
 
 #define FPT_OP_PREFETCH_CONFIG	0x01
 #define FPT_OP_PREFETCH_ADDR	0x02
+/* A level-1 descriptor's largest SPAN: 2^10 STEs (IHI 0070, 5.1). */
+#define FPT_L1_SPAN_MAX		11
 
 /* Device names are unique on the KUnit bus. */
 static atomic_t fpt_regs_devices = ATOMIC_INIT(0);
@@ -116,35 +118,60 @@ static u64 fpt_regs_strtab_align(u32 cfg)
 }
 
 /*
+ * The double word at @pa, as the SMMU reads memory.  An address with no
+ * memory behind it (a table pointer that is garbage) is a stray access,
+ * not a dereference: the SMMU would get an external abort, not the CPU.
+ */
+static bool fpt_regs_read_mem(struct fpt_regs *f, u64 pa, u64 *val)
+{
+	if (!pfn_valid(PHYS_PFN(pa))) {
+		f->stray++;
+		pr_err("%s: stream table walk at %#llx, where there is no memory\n",
+		       f->test->name, pa);
+		return false;
+	}
+	*val = le64_to_cpu(READ_ONCE(*(__le64 *)phys_to_virt(pa)));
+	return true;
+}
+
+/*
  * @sid's STE, fetched as the SMMU fetches it (IHI 0070, 3.3.2): from the
  * table STRTAB_BASE points at, linear or two-level as STRTAB_BASE_CFG
- * says, a stream beyond LOG2SIZE or its level-2 table's span being no
- * stream at all.  Returns its CONFIG, or FPT_STE_INVALID or _BEYOND.
+ * says, each table's address taken aligned to its size as the SMMU takes
+ * it (6.3.24, 5.1), a stream beyond LOG2SIZE or its level-2 table's span
+ * being no stream at all.  Returns its CONFIG, or FPT_STE_INVALID or
+ * _BEYOND.
  */
 static u8 fpt_regs_fetch_ste(struct fpt_regs *f, u32 sid)
 {
-	u64 base = fpt_regs_get64(f, SMMUV3_STRTAB_BASE) & STRTAB_BASE_ADDR;
 	u32 cfg = fpt_regs_get(f, SMMUV3_STRTAB_BASE_CFG);
+	u64 table = fpt_regs_get64(f, SMMUV3_STRTAB_BASE) & STRTAB_BASE_ADDR &
+		    ~(fpt_regs_strtab_align(cfg) - 1);
 	u32 split = FIELD_GET(STRTAB_BASE_CFG_SPLIT, cfg);
-	__le64 *ste = phys_to_virt(base);
 	u64 l1, ste0;
 	u32 span;
 
-	if (!base)
+	if (!table)
 		return FPT_STE_INVALID;
 	if (sid >= BIT_ULL(FIELD_GET(STRTAB_BASE_CFG_LOG2SIZE, cfg)))
 		return FPT_STE_BEYOND;
 	if (FIELD_GET(STRTAB_BASE_CFG_FMT, cfg) == STRTAB_BASE_CFG_FMT_2LVL) {
-		l1 = le64_to_cpu(READ_ONCE(ste[sid >> split]));
+		if (!fpt_regs_read_mem(f, table + (sid >> split) * sizeof(l1),
+				       &l1))
+			return FPT_STE_INVALID;
 		span = FIELD_GET(STRTAB_L1_DESC_SPAN, l1);
-		if (!span)
+		/* 0, reserved (12 and up), or wider than the split. */
+		if (!span || span > FPT_L1_SPAN_MAX || span - 1 > split)
 			return FPT_STE_INVALID;
 		sid &= BIT(split) - 1;
 		if (sid >= BIT(span - 1))
 			return FPT_STE_BEYOND;
-		ste = phys_to_virt(l1 & STRTAB_L1_DESC_L2PTR);
+		table = l1 & STRTAB_L1_DESC_L2PTR &
+			~(((STE_DWORDS * sizeof(u64)) << (span - 1)) - 1);
 	}
-	ste0 = le64_to_cpu(READ_ONCE(ste[sid * STE_DWORDS]));
+	if (!fpt_regs_read_mem(f, table + sid * STE_DWORDS * sizeof(ste0),
+			       &ste0))
+		return FPT_STE_INVALID;
 	if (!(ste0 & STE_0_V))
 		return FPT_STE_INVALID;
 	return FIELD_GET(STE_0_CFG, ste0);

@@ -597,6 +597,68 @@ static void stream_table_aligned_for_strtab_base(struct kunit *test)
 	}
 }
 
+/* The RMR test's part, reset, with streams 0x100 and 0x200 prepared. */
+static struct fpt_regs *fpt_idr_walk_up(struct kunit *test)
+{
+	struct fpt_regs *f = fpt_regs_new(test, &fpt_idr_rmr_part);
+
+	KUNIT_ASSERT_EQ(test, smmuv3_hw_probe(&f->smmu), 0);
+	fpt_regs_init_queues(f);
+	KUNIT_ASSERT_TRUE(test, f->smmu.strtab.two_level);
+	KUNIT_ASSERT_EQ(test, smmuv3_strtab_prepare(&f->smmu, 0x100), 0);
+	KUNIT_ASSERT_EQ(test, smmuv3_strtab_prepare(&f->smmu, 0x200), 0);
+	KUNIT_ASSERT_EQ(test, smmuv3_device_reset(&f->smmu), 0);
+	return f;
+}
+
+/*
+ * The fake walks as the SMMU walks (IHI 0070, 5.1): a level-2 table's
+ * address is taken aligned to the table's size, the L2Ptr bits below
+ * ignored.  An L2Ptr one STE into the table still gives stream 0x100 its
+ * own STE (bypass), not stream 0x101's (abort).
+ */
+static void level2_table_aligned_as_the_smmu_aligns_it(struct kunit *test)
+{
+	static const u32 sid = 0x100;
+	struct fpt_regs *f = fpt_idr_walk_up(test);
+	struct smmuv3_strtab *st = &f->smmu.strtab;
+	u32 i = sid >> SMMUV3_STRTAB_SPLIT;
+	u64 ste[STE_DWORDS];
+
+	smmuv3_ste_bypass(ste);
+	smmuv3_install_ste(&f->smmu, &sid, 1, ste);
+	st->base[i] = cpu_to_le64(le64_to_cpu(st->base[i]) +
+				  STE_DWORDS * sizeof(u64));
+	fpt_regs_watch(f, &sid, 1);
+	KUNIT_ASSERT_EQ(test, smmuv3_device_enable(&f->smmu, true), 0);
+	KUNIT_EXPECT_EQ(test, f->watch_cfg[0], STE_0_CFG_BYPASS);
+	KUNIT_EXPECT_EQ(test, f->stray, 0);
+}
+
+/* No machine this runs on has memory at 1 PiB. */
+#define FPT_IDR_NO_MEMORY	BIT_ULL(50)
+
+/*
+ * A level-1 descriptor pointing where there is no memory: the SMMU's
+ * fetch aborts, which the fake counts as a stray access; the CPU never
+ * dereferences the address.
+ */
+static void walk_outside_memory_is_stray(struct kunit *test)
+{
+	static const u32 sid = 0x200;
+	struct fpt_regs *f = fpt_idr_walk_up(test);
+	u32 i = sid >> SMMUV3_STRTAB_SPLIT;
+
+	f->smmu.strtab.base[i] =
+		cpu_to_le64(FIELD_PREP(STRTAB_L1_DESC_SPAN,
+				       SMMUV3_STRTAB_SPLIT + 1) |
+			    FPT_IDR_NO_MEMORY);
+	fpt_regs_watch(f, &sid, 1);
+	KUNIT_ASSERT_EQ(test, smmuv3_device_enable(&f->smmu, true), 0);
+	KUNIT_EXPECT_EQ(test, f->watch_cfg[0], FPT_STE_INVALID);
+	KUNIT_EXPECT_EQ(test, f->stray, 1);
+}
+
 /*
  * The MMIO region must hold both register pages, or page 0 alone on a
  * part whose page 1 is folded onto it.
@@ -657,6 +719,8 @@ static struct kunit_case fpt_idr_test_cases[] = {
 	KUNIT_CASE(kdump_leaves_event_queue_off),
 	KUNIT_CASE(rmr_streams_bypass_when_enabled),
 	KUNIT_CASE(stream_table_aligned_for_strtab_base),
+	KUNIT_CASE(level2_table_aligned_as_the_smmu_aligns_it),
+	KUNIT_CASE(walk_outside_memory_is_stray),
 	KUNIT_CASE(mark_asids_never_alias_domains),
 	{}
 };
