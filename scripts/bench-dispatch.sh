@@ -36,9 +36,11 @@ for d in "$debug" "$nodebug"; do
 	grep -q 'fp-dispatch:' "$d/ktap.log" ||
 		{ echo "bench-dispatch: no fp-dispatch lines in $d" >&2; exit 1; }
 done
-rev=$(git -C "$top" describe --always --dirty 2>/dev/null) || rev="a tree"
+# FP_BENCH_REV, FP_BENCH_DATE: make bench's, for the run it measured.
+rev=${FP_BENCH_REV:-$(git -C "$top" describe --always --dirty 2>/dev/null ||
+		      echo "a tree")}
 {
-	echo "Measured $(date -u +%F) by \`scripts/bench-dispatch.sh\` at" \
+	echo "Measured ${FP_BENCH_DATE:-$(date -u +%F)} by \`scripts/bench-dispatch.sh\` at" \
 	     "$rev on $(nproc) host cores, in User-Mode Linux."
 	echo
 	python3 "$top/scripts/bench-table.py" --dispatch "$debug/ktap.log" \

@@ -59,6 +59,12 @@ def scale(res):
     md = read(path)
     if md is None:
         return "not measured in this run (no scale.md)"
+    # The command queue's own verdicts (bench-scale-table.py), each with
+    # its interval and the controls measured beside it.
+    verdicts = re.findall(r"^- command queue, (1 to \d+ CPUs: .*?)\.?$", md,
+                          re.M)
+    if verdicts:
+        return f"{dated(path)}: " + "; ".join(verdicts)
     out, label, kps = [], "", {}
     for line in md.splitlines() + [""]:
         m = re.match(r"\|\s*(\d+)\s*\|.*?([\d.]+) k/s", line)

@@ -45,6 +45,10 @@
 #   FP_BENCH_ALLOW_FAILING=1  go on when KUnit suites fail, naming them at
 #                    the top of the report (by default: no benchmark of a
 #                    tree whose tests fail)
+#   FP_BENCH_TABLES_ONLY=1  measure nothing: write the tables of the run
+#                    already in FLUSHPOL_BENCH_OUT again, still dated and
+#                    named by the tree it measured (a table script changed,
+#                    or make check's fio integrity rate is new since)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -94,61 +98,82 @@ kunit_failed()
 
 fp_apt_install "${FP_DEB_PACKAGES[@]}" gnuplot-nox
 
-rm -rf "$out"
-mkdir -p "$out/qemu" "$res"
-
-log "1/6 KUnit in the test kernel: command counts, dispatch cost, adaptive"
-FP_KUNIT_ARGS=flushpol_kunit.adaptive_eval_full=1 FLUSHPOL_OUT=$out/kunit \
-	"$top/scripts/kunit.sh" >"$out/kunit.log" 2>&1 ||
-	kunit_failed "$out/kunit" "$out/kunit.log"
-grep -q 'fp-dispatch:' "$out/kunit/ktap.log" ||
-	die "no fp-dispatch lines in $out/kunit/ktap.log"
-# The adaptive policy against every fixed threshold, on the TLB model:
-# its own table and plot.
+# Steps 1 to 6.  FP_BENCH_TABLES_ONLY=1 skips them and writes the tables
+# of the run already in $out again: after a table script changed, or to
+# add make check's fio integrity rate to the targets.
+measure()
 {
-	echo "Measured $(date -u +%F) by \`make bench\` at" \
-	     "$(git -C "$top" describe --always --dirty 2>/dev/null || echo "a tree")," \
-	     "KUnit \`flushpol_adaptive\` on the TLB model (exact counts, priced)."
-	echo
-	python3 "$top/scripts/adaptive-table.py" "$out/kunit/ktap.log" \
-		--plot "$out"
-} >"$res/adaptive.md"
-(cd "$out" && gnuplot -e "png='$res/adaptive.png'" adaptive.gp)
-log "wrote $res/adaptive.md and $res/adaptive.png"
+	rm -rf "$out"
+	mkdir -p "$out/qemu" "$res"
+	# Which tree, and when: "-dirty" for uncommitted changes.
+	git -C "$top" describe --always --dirty >"$out/rev" 2>/dev/null ||
+		echo "a tree" >"$out/rev"
+	date -u +%F >"$out/date"
 
-log "2/6 KUnit in UML without debug options: dispatch cost"
-uml=$("$top/scripts/bench-uml.sh" 2>"$out/bench-uml.log") ||
-	failed "$out/bench-uml.log"
-FLUSHPOL_UML=$uml FLUSHPOL_OUT=$out/kunit-nodebug "$top/scripts/kunit.sh" \
-	--bench >"$out/kunit-nodebug.log" 2>&1 ||
-	kunit_failed "$out/kunit-nodebug" "$out/kunit-nodebug.log"
+	log "1/6 KUnit in the test kernel: command counts, dispatch cost, adaptive"
+	FP_KUNIT_ARGS=flushpol_kunit.adaptive_eval_full=1 FLUSHPOL_OUT=$out/kunit \
+		"$top/scripts/kunit.sh" >"$out/kunit.log" 2>&1 ||
+		kunit_failed "$out/kunit" "$out/kunit.log"
+	grep -q 'fp-dispatch:' "$out/kunit/ktap.log" ||
+		die "no fp-dispatch lines in $out/kunit/ktap.log"
+	# The adaptive policy against every fixed threshold, on the TLB model:
+	# its own table and plot.
+	{
+		echo "Measured $(date -u +%F) by \`make bench\` at" \
+		     "$(git -C "$top" describe --always --dirty 2>/dev/null || echo "a tree")," \
+		     "KUnit \`flushpol_adaptive\` on the TLB model (exact counts, priced)."
+		echo
+		python3 "$top/scripts/adaptive-table.py" "$out/kunit/ktap.log" \
+			--plot "$out"
+	} >"$res/adaptive.md"
+	(cd "$out" && gnuplot -e "png='$res/adaptive.png'" adaptive.gp)
+	log "wrote $res/adaptive.md and $res/adaptive.png"
 
-# The QEMU rig's own build tree, so that make check's is left alone.
-export FLUSHPOL_QEMU_OUT=$out/qemu
-eval "$("$qemu/prepare.sh")"
-# Steps 3 and 4 are scripts/qemu/bench-upstream.sh's, which also runs
-# alone: its consoles and trace stay in $out/qemu for bench-table.py.
-log "3-4/6 QEMU: $rounds boots with flushpol's policies (DKMS into $KVER)," \
-    "each followed by one with the upstream arm-smmu-v3 driver, and one" \
-    "with upstream's commands counted by QEMU"
-FP_BENCH_NO_TABLE=1 "$qemu/bench-upstream.sh" "$rounds" "$reps" \
-	2>"$out/bench-upstream.log" || failed "$out/bench-upstream.log"
+	log "2/6 KUnit in UML without debug options: dispatch cost"
+	uml=$("$top/scripts/bench-uml.sh" 2>"$out/bench-uml.log") ||
+		failed "$out/bench-uml.log"
+	FLUSHPOL_UML=$uml FLUSHPOL_OUT=$out/kunit-nodebug "$top/scripts/kunit.sh" \
+		--bench >"$out/kunit-nodebug.log" 2>&1 ||
+		kunit_failed "$out/kunit-nodebug" "$out/kunit-nodebug.log"
 
-log "5/6 QEMU: fio on NVMe, every configuration, $fio_rounds alternating rounds"
-FP_FIO_ROUNDS=$fio_rounds FP_FIO_PREBUILT=1 "$qemu/fio-bench.sh" >"$out/fio.log" 2>&1 ||
-	failed "$out/fio.log"
+	# The QEMU rig's own build tree, so that make check's is left alone.
+	export FLUSHPOL_QEMU_OUT=$out/qemu
+	eval "$("$qemu/prepare.sh")"
+	# Steps 3 and 4 are scripts/qemu/bench-upstream.sh's, which also runs
+	# alone: its consoles and trace stay in $out/qemu for bench-table.py.
+	log "3-4/6 QEMU: $rounds boots with flushpol's policies (DKMS into $KVER)," \
+	    "each followed by one with the upstream arm-smmu-v3 driver, and one" \
+	    "with upstream's commands counted by QEMU"
+	FP_BENCH_NO_TABLE=1 "$qemu/bench-upstream.sh" "$rounds" "$reps" \
+		2>"$out/bench-upstream.log" || failed "$out/bench-upstream.log"
 
-log "6/6 arm64 SMP without debug options: scalability, the fixed cost per" \
-    "unmap, the command queue from 1, 2 and 4 CPUs"
-FLUSHPOL_OUT=$out/bench-arm64 "$top/scripts/bench-scale.sh" \
-	>"$out/bench-scale.log" 2>&1 || failed "$out/bench-scale.log"
+	log "5/6 QEMU: fio on NVMe, every configuration, $fio_rounds alternating rounds"
+	FP_FIO_ROUNDS=$fio_rounds FP_FIO_PREBUILT=1 "$qemu/fio-bench.sh" >"$out/fio.log" 2>&1 ||
+		failed "$out/fio.log"
+
+	log "6/6 arm64 SMP without debug options: scalability, the fixed cost per" \
+	    "unmap, the command queue from 1, 2 and 4 CPUs"
+	FLUSHPOL_OUT=$out/bench-arm64 "$top/scripts/bench-scale.sh" \
+		>"$out/bench-scale.log" 2>&1 || failed "$out/bench-scale.log"
+}
+
+if [ "${FP_BENCH_TABLES_ONLY:-0}" = 1 ]; then
+	[ -s "$out/kunit/ktap.log" ] || die "no run in $out to tabulate"
+	uml=$("$top/scripts/bench-uml.sh" 2>"$out/bench-uml.log") ||
+		failed "$out/bench-uml.log"
+	export FLUSHPOL_QEMU_OUT=$out/qemu
+	eval "$("$qemu/prepare.sh")"
+else
+	measure
+fi
 
 md=$res/bench.md
 png=$res/unmap-latency.png
-# Which tree: the commit, and "-dirty" for uncommitted changes.
-rev=$(git -C "$top" describe --always --dirty 2>/dev/null) || rev="a tree"
+# The measured tree and day, not this one's when only the tables are new.
+rev=$(cat "$out/rev" 2>/dev/null) || rev="a tree"
+when=$(cat "$out/date" 2>/dev/null) || when=$(date -u +%F)
 {
-	echo "Measured $(date -u +%F) by \`make bench\` at $rev on $(nproc) host cores" \
+	echo "Measured $when by \`make bench\` at $rev on $(nproc) host cores" \
 	     "($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)):"
 	echo "KUnit in User-Mode Linux $(make -s -C "$uml" kernelversion 2>/dev/null ||
 		echo 6.12); Debian's arm64 $KVER kernel on"
@@ -173,12 +198,13 @@ gnuplot -e "png='$png'" "$out/latency.gp"
 cat "$md"
 log "wrote $md and $png"
 {
-	echo "Measured $(date -u +%F) by \`make bench\` at $rev, $rounds rounds" \
+	echo "Measured $when by \`make bench\` at $rev, $rounds rounds" \
 	     "of $reps unmaps, on the machine above."
 	echo
 	python3 "$top/scripts/bench-table.py" --qemu "$out/qemu"
 } >"$res/qemu-vs-upstream.md"
-"$top/scripts/bench-dispatch.sh" "$out/kunit" "$out/kunit-nodebug" >/dev/null
+FP_BENCH_REV=$rev FP_BENCH_DATE=$when \
+	"$top/scripts/bench-dispatch.sh" "$out/kunit" "$out/kunit-nodebug" >/dev/null
 log "results in ${res#"$top"/}/:"
 for f in bench.md unmap-latency.png qemu-vs-upstream.md dispatch.md \
 	 adaptive.md adaptive.png fio.md fio.png scale.md; do
