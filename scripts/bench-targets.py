@@ -38,13 +38,17 @@ def read(path):
 
 def dated(path):
     """Where a figure comes from: the file, and the date it says it was
-    measured on, or else the date it was written."""
+    measured on, or else the date it was written.  Named from the tree's
+    top, so that a published report says no more of the machine."""
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    name = (os.path.relpath(path, top) if path.startswith(top + os.sep)
+            else path)
     m = re.match(r"Measured (\d{4}-\d\d-\d\d)", read(path) or "")
     if m:
-        return f"{path}, measured {m.group(1)}"
+        return f"{name}, measured {m.group(1)}"
     t = datetime.datetime.fromtimestamp(os.path.getmtime(path),
                                         datetime.timezone.utc)
-    return f"{path}, {t:%Y-%m-%d}"
+    return f"{name}, {t:%Y-%m-%d}"
 
 
 def verdict(ok):
