@@ -3,6 +3,7 @@
  * The test rig: a flushpol context whose backend drives the TLB model, and
  * a real io-pgtable-arm page table whose flush calls go through flushpol.
  */
+#include <kunit/device.h>
 #include <linux/gfp.h>
 #include <linux/iommu.h>
 #include <linux/mm.h>
@@ -264,6 +265,27 @@ struct fpm_smmu *fpt_shared_smmu(struct kunit *test)
 							fpt_smmu_destroy_action,
 							smmu), 0);
 	return smmu;
+}
+
+/**
+ * fpt_device_register() - a device on the KUnit bus, for a fake SMMU
+ * @test: the test; the device goes when it ends
+ * @prefix: its name, to which ".N" is added: names are unique on that
+ *	bus, and a test may have several fakes
+ *
+ * Return: the device.  Fails the test if it cannot be made.
+ */
+struct device *fpt_device_register(struct kunit *test, const char *prefix)
+{
+	static atomic_t devices = ATOMIC_INIT(0);
+	struct device *dev;
+	char name[32];
+
+	snprintf(name, sizeof(name), "%s.%d", prefix,
+		 atomic_inc_return(&devices));
+	dev = kunit_device_register(test, name);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	return dev;
 }
 
 /* Tear @rig down now rather than when the test ends; checked as then. */

@@ -104,6 +104,7 @@ int fpt_rig_init(struct kunit *test, struct fpt_rig *rig,
 void fpt_rig_exit(struct fpt_rig *rig);
 void fpt_rig_release(struct fpt_rig *rig);
 struct fpm_smmu *fpt_shared_smmu(struct kunit *test);
+struct device *fpt_device_register(struct kunit *test, const char *prefix);
 
 /* test_model_ttl.c, for the mutant harness too. */
 unsigned long fpt_block_split_stale(struct kunit *test, bool mutant,

@@ -7,12 +7,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <kunit/device.h>
 #include <linux/bitfield.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/sizes.h>
 
+#include "fp_rig.h"
 #include "fp_smmuv3_fake.h"
 
 static struct fpt_v3_fake *to_fake(struct smmuv3_cmdq *cmdq)
@@ -372,18 +372,12 @@ struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,
 				    struct fpm_smmu *model, unsigned int shift,
 				    unsigned int per_poll)
 {
-	static atomic_t fakes = ATOMIC_INIT(0);
 	struct fpt_v3_fake *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	struct device *dev;
-	char name[32];
 	__le64 *ring;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
-	/* A device and a driver each: a test may have several fakes. */
-	snprintf(name, sizeof(name), "fp-fake-smmuv3.%d",
-		 atomic_inc_return(&fakes));
-	dev = kunit_device_register(test, name);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
+	dev = fpt_device_register(test, "fp-fake-smmuv3");
 	ring = kunit_kcalloc(test, BIT(shift) * CMD_DWORDS, sizeof(*ring),
 			     GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ring);

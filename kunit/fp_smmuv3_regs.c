@@ -4,21 +4,18 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <kunit/device.h>
 #include <linux/acpi.h>
 #include <linux/dma-map-ops.h>
 #include <linux/io.h>
 #include <linux/property.h>
 
+#include "fp_rig.h"
 #include "fp_smmuv3_regs.h"
 
 #define FPT_OP_PREFETCH_CONFIG	0x01
 #define FPT_OP_PREFETCH_ADDR	0x02
 /* A level-1 descriptor's largest SPAN: 2^10 STEs (IHI 0070, 5.1). */
 #define FPT_L1_SPAN_MAX		11
-
-/* Device names are unique on the KUnit bus. */
-static atomic_t fpt_regs_devices = ATOMIC_INIT(0);
 
 static struct fpt_regs *fpt_regs_of(struct smmuv3_cmdq *cmdq)
 {
@@ -314,7 +311,6 @@ struct fpt_regs *fpt_regs_new(struct kunit *test, const struct fpt_part *part)
 	struct property_entry props[3] = {};
 	struct fpt_regs *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	struct device *dev;
-	char name[24];
 	int n = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
@@ -329,10 +325,7 @@ struct fpt_regs *fpt_regs_new(struct kunit *test, const struct fpt_part *part)
 	fpt_regs_set(f, SMMUV3_IIDR, part->iidr);
 	fpt_regs_set(f, SMMUV3_AIDR, part->aidr);
 
-	snprintf(name, sizeof(name), "fpt-smmuv3.%d",
-		 atomic_inc_return(&fpt_regs_devices));
-	dev = kunit_device_register(test, name);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	dev = fpt_device_register(test, "fpt-smmuv3");
 	dev->dma_mask = &dev->coherent_dma_mask;
 	if (part->acpi)
 		fpt_regs_iort(test, dev, part);
