@@ -98,6 +98,12 @@ static u64 fpt_regs_get64(struct fpt_regs *f, unsigned int off)
 	return fpt_regs_get(f, off) | (u64)fpt_regs_get(f, off + 4) << 32;
 }
 
+/* A table of 2^@log2n STEs: its size, and what the SMMU aligns it to. */
+static u64 fpt_regs_ste_table_size(u32 log2n)
+{
+	return (STE_DWORDS * sizeof(u64)) << log2n;
+}
+
 /*
  * What the SMMU aligns STRTAB_BASE.ADDR to (IHI 0070, 6.3.24), ignoring
  * the address bits below: a linear table's size, or the larger of 64
@@ -109,7 +115,7 @@ static u64 fpt_regs_strtab_align(u32 cfg)
 	u32 split = FIELD_GET(STRTAB_BASE_CFG_SPLIT, cfg);
 
 	if (FIELD_GET(STRTAB_BASE_CFG_FMT, cfg) != STRTAB_BASE_CFG_FMT_2LVL)
-		return (STE_DWORDS * sizeof(u64)) << log2size;
+		return fpt_regs_ste_table_size(log2size);
 	return max_t(u64, 64, sizeof(u64) << (log2size > split ?
 					      log2size - split : 0));
 }
@@ -164,7 +170,7 @@ static u8 fpt_regs_fetch_ste(struct fpt_regs *f, u32 sid)
 		if (sid >= BIT(span - 1))
 			return FPT_STE_BEYOND;
 		table = l1 & STRTAB_L1_DESC_L2PTR &
-			~(((STE_DWORDS * sizeof(u64)) << (span - 1)) - 1);
+			~(fpt_regs_ste_table_size(span - 1) - 1);
 	}
 	if (!fpt_regs_read_mem(f, table + sid * STE_DWORDS * sizeof(ste0),
 			       &ste0))
