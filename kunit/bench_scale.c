@@ -407,9 +407,9 @@ static void fixed_cost_parts_reported(struct kunit *test)
  * How long a switch takes, as a user writing the policy file sees it: the
  * median of 101 writes through the VFS, printed for make bench's switch
  * target (scripts/bench-targets.py, from the kernel without debug
- * options), never asserted.  The context is idle: each switch waits for an
- * expedited SRCU grace period with no reader in it, which is the switch's
- * own cost; under load it also waits for the calls in flight.
+ * options), never asserted.  Both policies are built in, so a switch
+ * waits for no grace period (core/context.c): this is the write through
+ * the VFS and the switch itself.
  */
 static void policy_switch_latency_reported(struct kunit *test)
 {
