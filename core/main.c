@@ -65,7 +65,13 @@ static void __exit fp_exit(void)
 	fp_sysfs_exit();
 }
 
-module_init(fp_init);
+/*
+ * Built into a kernel (CONFIG_FLUSHPOL=y), the core must be up before any
+ * IOMMU driver probes and hands it a context: drivers register at
+ * device_initcall, so the core comes a level earlier, whatever the link
+ * order.  As a module this is module_init().
+ */
+subsys_initcall(fp_init);
 module_exit(fp_exit);
 
 MODULE_DESCRIPTION("flushpol: pluggable IOMMU TLB invalidation policies");

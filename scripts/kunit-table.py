@@ -10,8 +10,9 @@ Per size and policy, the invalidation commands and syncs one unmap cost,
 and the leaf entries of a second live buffer it threw away.
 
 mmio: flushpol_smmuv2 and flushpol_qcom, the SMMUv2 backends against the
-fake register window.  Per size and policy, the MMIO writes one unmap cost,
-by register.
+fake register window, and upstream arm-smmu-qcom's writes for the same
+unmaps (flushpol_upstream_counts).  Per size and policy, the MMIO writes
+one unmap cost, by register.
 """
 import sys
 
@@ -19,9 +20,10 @@ import sys
 # backend with range invalidation).
 BACKENDS = {
     "commands": ("model",),
-    "mmio": ("smmuv2", "qcom"),
+    "mmio": ("smmuv2", "qcom", "upstream-qcom"),
 }
-LABEL = {"smmuv2": "SMMUv2", "qcom": "QCOM"}
+LABEL = {"smmuv2": "SMMUv2", "qcom": "QCOM",
+         "upstream-qcom": "upstream arm-smmu-qcom"}
 # Register counts as they appear in a cell, in order.
 REGISTERS = (("tlbiva", "TLBIVA"), ("tlbival", "TLBIVAL"),
              ("tlbiasid", "TLBIASID"))
@@ -43,7 +45,9 @@ def commands_cell(kv):
 
 def mmio_cell(kv):
     col = f"{LABEL[kv['backend']]} ``{kv['policy']}``"
-    if kv["chosen"] == "default":
+    if kv["chosen"] == "upstream":
+        col = LABEL[kv["backend"]]
+    elif kv["chosen"] == "default":
         col += f" {kv['threshold']} (its default)" \
             if kv["policy"] == "threshold" else " (its default)"
     writes = [f"{kv[k]} {name}" for k, name in REGISTERS if int(kv[k])]

@@ -47,6 +47,11 @@
 #                                    lockdep checks raw and sleeping lock
 #                                    nesting, and the run fails unless
 #                                    lockdep is still on at the end
+#   kunit.sh --intree                every suite, as the UML run, in the
+#                                    UML kernel with flushpol built into
+#                                    its tree (scripts/intree-kernel.sh):
+#                                    the core and the SMMUv2 and Qualcomm
+#                                    backends built in, no lifetime checks
 #   kunit.sh --bench                 the dispatch benchmark alone
 #                                    (flushpol_bench_dispatch), for make
 #                                    bench's UML kernel without debug
@@ -234,6 +239,18 @@ elif [ "${1:-}" = --bench ]; then
 	init_args=()
 fi
 
+# flushpol inside the test kernel's own tree (scripts/intree-kernel.sh):
+# the core, its policies and the SMMUv2 and Qualcomm backends built in,
+# flushpol_smmuv3 and the suites the tree's modules.  No module lifetime
+# checks: a built-in core is never unloaded.
+intree=
+if [ "${1:-}" = --intree ]; then
+	[ "$arch" = um ] || { echo "kunit: --intree runs in UML" >&2; exit 1; }
+	intree=y
+	out=${FLUSHPOL_OUT:-$top/build/kunit-intree}
+	init_args=()
+fi
+
 # More of the kernel command line, from the caller (make bench:
 # flushpol_kunit.adaptive_eval_full=1).
 read -ra extra_args <<<"${FP_KUNIT_ARGS:-}"
@@ -257,7 +274,10 @@ vcpu_times()
 	done
 }
 
-if [ "$arch" = um ]; then
+if [ -n "$intree" ]; then
+	kernel=$("$top/scripts/intree-kernel.sh")
+	cc=gcc
+elif [ "$arch" = um ]; then
 	# FLUSHPOL_UML: another UML build to run in (make bench's, without
 	# the debug options); by default the test kernel.
 	kernel=${FLUSHPOL_UML:-$("$top/scripts/uml-kernel.sh")}
@@ -278,16 +298,22 @@ rm -rf "$out"
 mkdir -p "$out/root"
 # Which kernel ran: its .config says what the figures were measured in.
 echo "$kernel" > "$out/kernel.txt"
-fp_export_tree "$out/src"
-"${kmake[@]}" M="$out/src" W=1 KCFLAGS=-Werror ${planted:+FP_KCSAN_PLANTED=y} \
-	modules
-
 modules=(flushpol flushpol_threshold flushpol_adaptive flushpol_smmuv3 flushpol_smmuv2
 	 flushpol_qcom flushpol_kunit)
+if [ -n "$intree" ]; then
+	# Built with the kernel; the rest of flushpol is in it.
+	kos=$kernel/drivers/iommu/flushpol
+	modules=(flushpol_smmuv3 flushpol_kunit)
+else
+	kos=$out/src
+	fp_export_tree "$kos"
+	"${kmake[@]}" M="$kos" W=1 KCFLAGS=-Werror \
+		${planted:+FP_KCSAN_PLANTED=y} modules
+fi
 root=$out/root
 mkdir -p "$root"/{lib,proc,sys,dev}
 for m in "${modules[@]}" flushpol_holder; do
-	cp "$out/src/$m.ko" "$root/lib/"
+	cp "$kos/$m.ko" "$root/lib/"
 done
 if [ -n "$kcsan" ]; then
 	"$top/scripts/kcsan-summary.sh" --check-filter "$top/kunit/kcsan-filter.txt" \
@@ -439,6 +465,7 @@ if [ -n "$kcsan" ]; then
 	[ "$kcsan_rc" = 0 ] || rc=1
 fi
 kind="$arch${kcsan:+, KCSAN}${rt:+, PREEMPT_RT}${bench:+, bench kernel}"
+kind+="${intree:+, flushpol in the kernel}"
 [ ${#fails[@]} = 0 ] || rc=1
 if [ $rc = 0 ]; then
 	log "PASS: ${#suites[@]} suites, no splat ($kind)"
