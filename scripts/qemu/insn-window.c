@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A QEMU TCG plugin (plugin API 1, QEMU 7.2) for make bench's instruction
+ * counts: what the guest executes between two marker instructions, the
+ * way QEMU's tests/plugin/insn.c and mem.c count (inline adds to 64-bit
+ * counters, at translation), with loads, stores, atomics and barriers
+ * apart.  The marker is HINT #0x7f (0xd5032fff), an unallocated hint
+ * that executes as a NOP and that no kernel code contains;
+ * e2e/edu_bench.h's edu_insn_mark() emits it.  At each marker, one line
+ * with the counts since the previous marker:
+ *
+ *   fp-window: N insns=I loads=L stores=S atomics=A barriers=B
+ *
+ * Each window's counts hold one marker (this plugin's callback runs before
+ * the marker's own count, insn.c's after it: their windows agree from the
+ * second on).  insns counts every
+ * instruction as insn.c does; loads and stores count memory accesses as
+ * mem.c does with track=r and track=w (an LDP is two, an atomic read-
+ * modify-write one of each); atomics are the LSE atomic memory
+ * operations, CAS and CASP, and the store-exclusives (one per load/store-
+ * exclusive attempt); barriers are DMB and DSB.  One counter set for all
+ * vCPUs: the rig boots one.
+ *
+ * Built by scripts/qemu/insn-plugin.sh against the qemu-plugin.h of
+ * Debian's source of the QEMU it loads into.
+ */
+#include <glib.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <qemu-plugin.h>
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+#define MARKER	0xd5032fffu	/* HINT #0x7f */
+
+enum { C_INSNS, C_LOADS, C_STORES, C_ATOMICS, C_BARRIERS, C_NR };
+
+static uint64_t count[C_NR], last[C_NR];
+static uint64_t windows;
+
+static bool is_atomic(uint32_t i)
+{
+	/* LSE atomic memory operations: size 111 V=0 00 A R 1 Rs o3 opc 00. */
+	if ((i & 0x3f200c00) == 0x38200000) {
+		uint32_t o3 = (i >> 15) & 1, opc = (i >> 12) & 7;
+
+		/* LD<op> and ST<op>, and SWP; not LDAPR (o3=1 opc=100). */
+		return !o3 || !opc;
+	}
+	/* Load/store exclusive: size 001000 o2 L o1 Rs o0 Rt2 Rn Rt. */
+	if ((i & 0x3f000000) == 0x08000000) {
+		uint32_t o2 = (i >> 23) & 1, l = (i >> 22) & 1,
+			 o1 = (i >> 21) & 1;
+
+		if (o2)			/* CAS (o1=1); LDAR, STLR (o1=0) */
+			return o1;
+		if (o1 && !(i >> 31))	/* CASP */
+			return true;
+		return !l;		/* STXR, STLXR, STXP, STLXP */
+	}
+	return false;
+}
+
+static bool is_barrier(uint32_t i)
+{
+	/* DSB and DMB, any option. */
+	return (i & 0xfffff0ff) == 0xd503309f || (i & 0xfffff0ff) == 0xd50330bf;
+}
+
+static void window_end(unsigned int cpu_index, void *udata)
+{
+	g_autoptr(GString) out = g_string_new(NULL);
+	uint64_t d[C_NR];
+	int c;
+
+	for (c = 0; c < C_NR; c++) {
+		d[c] = count[c] - last[c];
+		last[c] = count[c];
+	}
+	g_string_printf(out,
+			"fp-window: %" PRIu64 " insns=%" PRIu64 " loads=%" PRIu64
+			" stores=%" PRIu64 " atomics=%" PRIu64 " barriers=%" PRIu64 "\n",
+			windows++, d[C_INSNS], d[C_LOADS], d[C_STORES],
+			d[C_ATOMICS], d[C_BARRIERS]);
+	qemu_plugin_outs(out->str);
+}
+
+static void add(struct qemu_plugin_insn *insn, int c)
+{
+	qemu_plugin_register_vcpu_insn_exec_inline(insn,
+						   QEMU_PLUGIN_INLINE_ADD_U64,
+						   &count[c], 1);
+}
+
+static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t n = qemu_plugin_tb_n_insns(tb), k;
+
+	for (k = 0; k < n; k++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, k);
+		uint32_t op = 0;
+
+		add(insn, C_INSNS);
+		qemu_plugin_register_vcpu_mem_inline(insn, QEMU_PLUGIN_MEM_R,
+						     QEMU_PLUGIN_INLINE_ADD_U64,
+						     &count[C_LOADS], 1);
+		qemu_plugin_register_vcpu_mem_inline(insn, QEMU_PLUGIN_MEM_W,
+						     QEMU_PLUGIN_INLINE_ADD_U64,
+						     &count[C_STORES], 1);
+		if (qemu_plugin_insn_size(insn) != sizeof(op))
+			continue;
+		memcpy(&op, qemu_plugin_insn_data(insn), sizeof(op));
+		if (is_atomic(op))
+			add(insn, C_ATOMICS);
+		else if (is_barrier(op))
+			add(insn, C_BARRIERS);
+		else if (op == MARKER)
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, window_end,
+							       QEMU_PLUGIN_CB_NO_REGS,
+							       NULL);
+	}
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
+					   const qemu_info_t *info,
+					   int argc, char **argv)
+{
+	if (argc) {
+		fprintf(stderr, "insn-window: takes no arguments\n");
+		return -1;
+	}
+	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+	return 0;
+}
