@@ -29,7 +29,7 @@
 #      scale.md).
 # Each ratio against upstream in 3 and 6 comes with its 95% interval, by
 # bootstrap over the alternating rounds (scripts/interval.py), hence at
-# least 5 rounds of each.  bench.md ends with the four targets of
+# least 5 rounds of each.  bench.md ends with the targets of
 # scripts/bench-targets.py, met or missed.
 # Writes bench.md (also printed), unmap-latency.png, qemu-vs-upstream.md
 # and dispatch.md beside those, all in build/results/ (FLUSHPOL_RESULTS),
@@ -212,7 +212,7 @@ when=$(cat "$out/date" 2>/dev/null) || when=$(date -u +%F)
 		echo
 	fi
 	python3 "$top/scripts/bench-table.py" "$out"
-	# The four targets, last.  Switch time: this run's arm64 kernel
+	# The targets, last.  Switch time: this run's arm64 kernel
 	# without debug options; switch rate: make check's fio integrity run,
 	# when there is one, dated.
 	python3 "$top/scripts/bench-targets.py" "$out" "$res" \
