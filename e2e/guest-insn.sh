@@ -21,12 +21,12 @@ label() { echo "$*" > /dev/kmsg; }
 fail() { echo "insn: $*"; exit 1; }
 # shellcheck source=e2e/guest-lib.sh
 . /guest-lib.sh
+bound() { ls -d "$drv"/0000:* >/dev/null 2>&1; }
 
 if [ "${FP_INSN_UPSTREAM:-0}" = 1 ]; then
 	mkdir -p /sbin
 	ln -sf /bin/busybox /sbin/modprobe
 	drv=/sys/bus/pci/drivers/flushpol_edu_upstream
-	bound() { ls -d "$drv"/0000:* >/dev/null 2>&1; }
 	modprobe flushpol_edu_upstream
 	fp_wait "edu never bound" bound
 	round=1
