@@ -9,12 +9,14 @@
 # built, with gcc against that source's include/qemu/qemu-plugin.h, so
 # they load into Debian's binary (whose plugin API is the same version):
 #   libinsn.so   tests/plugin/insn.c, unchanged: every instruction the
-#                vCPUs execute, for the whole run
-#   libmem.so    tests/plugin/mem.c, unchanged: every memory access
-#   libwindow.so scripts/qemu/insn-window.c: the same counts (insn.c's and
-#                mem.c's inline counters), loads, stores and atomics apart,
-#                taken at each marker instruction the guest executes, so a
-#                run gives the count of each window between two markers
+#                vCPUs execute; with match=PREFIX, at each execution of an
+#                instruction whose disassembly starts so, the count since
+#                the previous one
+#   libwindow.so scripts/qemu/insn-window.c: the same count, as insn.c's
+#                and mem.c's inline counters count, with loads, stores,
+#                atomics and barriers apart, at each marker instruction the
+#                guest executes: the counts of each window between two
+#                markers
 # Cached under ${FLUSHPOL_CACHE}/qemu-plugins/VERSION (VERSION that of the
 # installed qemu-system-arm), rebuilt when insn-window.c changes.
 #
@@ -91,7 +93,6 @@ build()
 		-I"$src/include/qemu" $(pkg-config --cflags --libs glib-2.0)
 }
 build libinsn.so "$src/plugin/insn.c"
-build libmem.so "$src/plugin/mem.c"
 build libwindow.so "$here/insn-window.c"
 echo "$key" >"$dir/.built"
 log "built QEMU $(cat "$src/VERSION")'s plugins in $dir"
