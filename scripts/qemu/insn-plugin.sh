@@ -18,7 +18,9 @@
 #                guest executes: the counts of each window between two
 #                markers
 # Cached under ${FLUSHPOL_CACHE}/qemu-plugins/VERSION (VERSION that of the
-# installed qemu-system-arm), rebuilt when insn-window.c changes.
+# installed qemu-system-arm), rebuilt when insn-window.c changes; its
+# decoder is held against the assembler's encodings first
+# (insn-window-test.c and .S), and a misclassed instruction fails.
 #
 # The source comes with apt-get source, which needs a deb-src line: when
 # apt knows no source for qemu, a deb822 file for Debian 12's suites,
@@ -32,7 +34,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 log() { echo "insn-plugin: $*" >&2; }
 die() { log "$*"; exit 1; }
 
-fp_apt_install qemu-system-arm gcc libglib2.0-dev pkg-config dpkg-dev xz-utils >&2
+fp_apt_install qemu-system-arm gcc libglib2.0-dev pkg-config dpkg-dev xz-utils \
+	binutils-aarch64-linux-gnu >&2
 # The source of the binary package: a binNMU (+bN) has its source's version.
 ver=$(dpkg-query -W -f='${source:Version}' qemu-system-arm)
 dir=${FLUSHPOL_CACHE:-/var/cache/flushpol}/qemu-plugins/$ver
@@ -40,7 +43,8 @@ mkdir -p "${dir%/*}"
 exec 9>"${dir%/*}/.build.lock"
 flock 9
 
-key="$ver $(sha256sum "$here/insn-window.c" | cut -d' ' -f1)"
+key="$ver $(cat "$here"/insn-window*.[cS] "$here/insn-classes.h" |
+	    sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$dir/.built" 2>/dev/null)" = "$key" ]; then
 	echo "$dir"
 	exit 0
@@ -94,6 +98,16 @@ build()
 }
 build libinsn.so "$src/plugin/insn.c"
 build libwindow.so "$here/insn-window.c"
+# Its decoder against the assembler's encodings, before it counts.
+t=$dir/test
+mkdir -p "$t"
+aarch64-linux-gnu-as -o "$t/classes.o" "$here/insn-window-test.S"
+gcc -O2 -Wall -o "$t/insn-window-test" "$here/insn-window-test.c"
+for c in atomic other barrier marker; do
+	aarch64-linux-gnu-objcopy -O binary -j ".$c" "$t/classes.o" "$t/$c.bin"
+	"$t/insn-window-test" "$c" "$t/$c.bin" ||
+		die "FAIL: insn-window.c misclasses $c instructions"
+done
 echo "$key" >"$dir/.built"
 log "built QEMU $(cat "$src/VERSION")'s plugins in $dir"
 echo "$dir"
