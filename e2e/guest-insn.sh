@@ -10,7 +10,9 @@
 # FP_INSN_ROUNDS rounds of each; the policies take turns.
 #
 # From the kernel command line: FP_INSN_N (default 64), FP_INSN_ROUNDS
-# (default 2), FP_INSN_UPSTREAM.
+# (default 2), FP_INSN_UPSTREAM; FP_INSN_PROFILE=1 also prints the
+# kernel's and modules' text symbols at the end ("ksym: ADDRESS NAME"),
+# for scripts/qemu/insn-profile.py to name the plugin's blocks with.
 set -eu
 
 n=${FP_INSN_N:-64}
@@ -22,6 +24,11 @@ fail() { echo "insn: $*"; exit 1; }
 # shellcheck source=e2e/guest-lib.sh
 . /guest-lib.sh
 bound() { ls -d "$drv"/0000:* >/dev/null 2>&1; }
+ksyms()
+{
+	[ "${FP_INSN_PROFILE:-0}" = 1 ] || return 0
+	sed -n 's/^\([0-9a-f]*\) [tT] /ksym: \1 /p' /proc/kallsyms
+}
 
 if [ "${FP_INSN_UPSTREAM:-0}" = 1 ]; then
 	mkdir -p /sbin
@@ -35,6 +42,7 @@ if [ "${FP_INSN_UPSTREAM:-0}" = 1 ]; then
 		echo "insn $n" > $drv/run
 		round=$((round + 1))
 	done
+	ksyms
 	echo "insn: done"
 	exit 0
 fi
@@ -59,4 +67,5 @@ while [ $round -le "$rounds" ]; do
 	done
 	round=$((round + 1))
 done
+ksyms
 echo "insn: done"

@@ -18,7 +18,7 @@
 #      map and per strict 4K unmap through every policy and through the
 #      upstream driver, exact, counted by QEMU's own TCG plugins built from
 #      Debian's source of the QEMU in use (scripts/qemu/insn-count.sh:
-#      insn.md);
+#      insn.md), and by function in one more boot of each (insn-profile.md);
 #   6. throughput of fio on QEMU's NVMe through every policy, strict and
 #      lazy, against the upstream driver strict and lazy and bypass
 #      (scripts/qemu/fio-bench.sh: fio.md and fio.png);
@@ -159,7 +159,8 @@ measure()
 	# The modules bench-upstream.sh staged, in its directory.
 	log "5/7 QEMU: guest instructions per 4K map and strict unmap, every" \
 	    "policy and upstream, counted by QEMU's plugins ($insn_boots boots of each)"
-	FP_BENCH_PREBUILT=1 FP_BENCH_NO_TABLE=1 "$qemu/insn-count.sh" "$insn_boots" \
+	FP_BENCH_PREBUILT=1 FP_BENCH_NO_TABLE=1 FP_INSN_PROFILE=1 \
+		"$qemu/insn-count.sh" "$insn_boots" \
 		2>"$out/insn-count.log" || failed "$out/insn-count.log"
 
 	log "6/7 QEMU: fio on NVMe, every configuration, $fio_rounds alternating rounds"
@@ -198,6 +199,11 @@ when=$(cat "$out/date" 2>/dev/null) || when=$(date -u +%F)
 		log "insn-table.py: the plugins disagree, or a window is missing"
 } >"$res/insn.md"
 {
+	echo "Measured $when by \`make bench\` at $rev, as insn.md."
+	echo
+	python3 "$qemu/insn-profile.py" "$out/qemu" || true
+} >"$res/insn-profile.md"
+{
 	echo "Measured $when by \`make bench\` at $rev on $(nproc) host cores" \
 	     "($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)):"
 	echo "KUnit in User-Mode Linux $(make -s -C "$uml" kernelversion 2>/dev/null ||
@@ -232,7 +238,7 @@ FP_BENCH_REV=$rev FP_BENCH_DATE=$when \
 	"$top/scripts/bench-dispatch.sh" "$out/kunit" "$out/kunit-nodebug" >/dev/null
 log "results in ${res#"$top"/}/:"
 for f in bench.md unmap-latency.png qemu-vs-upstream.md dispatch.md \
-	 insn.md adaptive.md adaptive.png fio.md fio.png scale.md; do
+	 insn.md insn-profile.md adaptive.md adaptive.png fio.md fio.png scale.md; do
 	[ ! -e "$res/$f" ] || log "  ${res#"$top"/}/$f"
 done
 log "to publish them into bench/results/ (tracked): make results"

@@ -19,7 +19,8 @@ not).  The fio throughputs: `asid` exactly upstream strict's, `va` at 1M
 20% slower.  The instruction counts: QEMU's insn plugin and insn-window.c's
 lines for windows of 64, `va` below upstream's unmap, `range` one
 instruction a window above it; then one window the plugins count apart,
-and one that differs between boots.
+and one that differs between boots; and insn-profile.py's blocks by
+function.
 """
 import os
 import random
@@ -242,6 +243,34 @@ def check_insn(d, check):
                 if ln.startswith("| upstream")), "")
     check("| 1726.0625 to 1727.0625 |" in row and "**differ**" in row,
           f"a count that differs between boots, as its range: {row}")
+    # The profile: blocks named by the symbol at or below their start,
+    # per operation over N; one block below the first symbol.
+    os.makedirs(f"{d}/prof")
+    with open(f"{d}/prof/profile-flushpol.log", "w") as f:
+        f.write("[   15.9] insn: policy=va round=1\n"
+                f"[   15.9] flushpol_edu: fp-insn: n={INSN_N} map=1 "
+                "unmap=2\n"
+                "ksym: ffff800080001000 iommu_unmap\n"
+                "ksym: ffff800080001100 __iommu_unmap\n"
+                "ksym: ffff800079000000 fp_unmap\t[flushpol]\n")
+    with open(f"{d}/prof/profile-flushpol.plugin", "w") as f:
+        f.write("fp-profile: 1 ffff800080001000 6400\n"
+                "fp-window: 1 insns=6400 loads=0\n"
+                "fp-profile: 2 ffff800080001000 2496\n"
+                "fp-profile: 2 ffff800080001040 64\n"
+                "fp-profile: 2 ffff800080001180 640\n"
+                "fp-profile: 2 ffff800079000010 10240\n"
+                "fp-profile: 2 ffff800000000000 64\n"
+                "fp-window: 2 insns=13568 loads=0\n")
+    prof = run(f"{top}/scripts/qemu/insn-profile.py", f"{d}/prof")
+    unmap = prof.partition("4K unmap:")[2]
+    check("| `fp_unmap [flushpol]` | 160.00 |" in unmap
+          and "| `iommu_unmap` | 40.00 |" in unmap
+          and "| `__iommu_unmap` | 10.00 |" in unmap
+          and "| `0xffff800000000000` | 1.00 |" in unmap
+          and "| the window (insn-window.c) | 212.00 |" in unmap
+          and "| `iommu_unmap` | 100.00 |" in prof.partition("4K unmap")[0],
+          f"the profile by function, per operation: {prof}")
     write_insn(f"{d}/insn-bad", disagree=(1, 4))
     out = run(table, f"{d}/insn-bad", rc=1)
     check("insn-flushpol-1.log: window 4 of va unmap: insn.c counts "

@@ -37,6 +37,10 @@
 #                       count moves by up to 1% with the alignment of the
 #                       stack its copies run on
 #   FP_BENCH_NO_TABLE=1 only the boots: make bench makes the table
+#   FP_INSN_PROFILE=1   then one boot of each driver with insn-window.c's
+#                       profile=on: build/results/insn-profile.md, the
+#                       instructions of each 4K map and unmap by function
+#                       (scripts/qemu/insn-profile.py)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -68,22 +72,22 @@ fi
 eval "$("$here/prepare.sh")"
 plugins=$("$here/insn-plugin.sh") || die "FAIL: building QEMU's plugins"
 mkdir -p "$out"
-rm -f "$out"/insn-*.log "$out"/insn-*.plugin
+rm -f "$out"/insn-*.log "$out"/insn-*.plugin "$out"/profile-*
 log "building: DKMS into $KVER, and the edu modules"
 fp_qemu_stage_modules "$out" || die "FAIL: build"
 
 fixed=${FP_INSN_FIXED-randomize_kstack_offset=off nokaslr}
-# $1: flushpol or upstream, $2: the boot.  insn.c's match= takes a prefix
-# of the disassembly (capstone's), which for the marker is unique.
+# $1: flushpol or upstream, $2: the output's name, $3: the guest's
+# parameters beyond the window's, $4: insn-window.c's.  insn.c's match=
+# takes a prefix of the disassembly (capstone's), unique for the marker.
 boot()
 {
-	local name=insn-$1-$2 args env
+	local name=$2 args="$fixed FP_INSN_N=$n $3" env
 
-	args="$fixed FP_INSN_N=$n FP_INSN_ROUNDS=$rounds"
 	env=(GUEST_APPEND="$args")
 	[ "$1" = flushpol ] ||
 		env=(GUEST_IN_TREE_SMMU=1 GUEST_APPEND="$args FP_INSN_UPSTREAM=1")
-	env "${env[@]}" QEMU_EXTRA="-plugin $plugins/libwindow.so \
+	env "${env[@]}" QEMU_EXTRA="-plugin $plugins/libwindow.so${4:+,$4} \
 		-plugin '$plugins/libinsn.so,match=hint #0x7f' \
 		-d plugin -D $out/$name.plugin" \
 		"$here/run-guest.sh" "$FP_TOP/e2e/guest-insn.sh" 1200 \
@@ -95,10 +99,18 @@ start=$SECONDS
 log "$boots boots of each driver, $rounds rounds of $n 4K maps and unmaps" \
     "per policy in each, counted by QEMU's plugins"
 for b in $(seq "$boots"); do
-	boot flushpol "$b"
-	boot upstream "$b"
+	for d in flushpol upstream; do
+		boot "$d" "insn-$d-$b" "FP_INSN_ROUNDS=$rounds"
+	done
 	log "boot $b of $boots done ($((SECONDS - start)) s)"
 done
+if [ "${FP_INSN_PROFILE:-0}" = 1 ]; then
+	log "one more boot of each, where the instructions run"
+	for d in flushpol upstream; do
+		boot "$d" "profile-$d" "FP_INSN_ROUNDS=1 FP_INSN_PROFILE=1" \
+			profile=on
+	done
+fi
 [ "${FP_BENCH_NO_TABLE:-0}" != 1 ] || exit 0
 
 mkdir -p "$FP_RESULTS"
@@ -114,3 +126,11 @@ rev=$(git -C "$FP_TOP" describe --always --dirty 2>/dev/null) || rev="a tree"
 } >"$md"
 cat "$md"
 log "wrote $md"
+[ "${FP_INSN_PROFILE:-0}" = 1 ] || exit 0
+{
+	echo "Measured $(date -u +%F) by \`FP_INSN_PROFILE=1" \
+	     "scripts/qemu/insn-count.sh $boots\` at $rev, as insn.md."
+	echo
+	python3 "$here/insn-profile.py" "$out"
+} >"$FP_RESULTS/insn-profile.md"
+log "wrote $FP_RESULTS/insn-profile.md"
