@@ -90,7 +90,8 @@ def main():
                    for f, c in cols[(p, op)][1].items()} for p in here}
         funcs = sorted({f for p in here for f, v in per[p].items()
                         if v >= ROWS_MIN},
-                       key=lambda f: -max(per[p].get(f, 0) for p in here))
+                       key=lambda f: (-max(per[p].get(f, 0) for p in here),
+                                      f))
         print()
         print(f"4K {op}:")
         print()
