@@ -7,6 +7,7 @@
 #define _EDU_BENCH_H
 
 #include <linux/iommu.h>
+#include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
@@ -165,6 +166,63 @@ static inline int edu_bench_phases(struct iommu_domain *dom,
 			size, reps, med[EDU_PH_UNMAP], med[EDU_PH_SYNC],
 			med[EDU_PH_FLUSH_ALL], med[EDU_PH_CALIB]);
 	kfree(ns);
+	return ret;
+}
+
+/*
+ * The marker scripts/qemu/insn-window.c and QEMU's own insn plugin
+ * (match=hint #0x7f) end a window at: HINT #0x7f, an unallocated hint, so
+ * a NOP, that no kernel code contains.  The compiler may move no memory
+ * access across it.
+ */
+static __always_inline void edu_insn_mark(void)
+{
+	asm volatile("hint #0x7f" ::: "memory");
+}
+
+#define EDU_INSN_MAX		512	/* 4K pages of one last-level table */
+
+/*
+ * What QEMU's instruction counts need: @n 4K maps at @iova, one
+ * iommu_map() each, then @n 4K unmaps, one strict iommu_unmap() each, in
+ * two windows between three markers, with interrupts off so that nothing
+ * else runs in them; the domain's one last-level table is allocated by an
+ * untimed pass first, so no map allocates.  GFP_ATOMIC, as interrupts are
+ * off; nothing else changes in iommu_map() with it.  @marks counts the
+ * markers passed since boot (the module is loaded once); the line printed
+ * names the two windows by the index of the marker that ends each, as the
+ * plugins number them.
+ */
+static inline int edu_bench_insn(struct iommu_domain *dom, unsigned long iova,
+				 unsigned int n, unsigned long *marks)
+{
+	unsigned long flags, off, end = iova + (unsigned long)n * SZ_4K;
+	int ret = 0;
+
+	if (!n || n > EDU_INSN_MAX || !IS_ALIGNED(iova, SZ_2M))
+		return -EINVAL;
+	ret = edu_bench_map(dom, iova, (size_t)n * SZ_4K);
+	if (ret)
+		return ret;
+	for (off = iova; off < end; off += SZ_4K)
+		if (iommu_unmap(dom, off, SZ_4K) != SZ_4K)
+			return -EIO;
+
+	local_irq_save(flags);
+	edu_insn_mark();
+	for (off = iova; off < end && !ret; off += SZ_4K)
+		ret = iommu_map(dom, off, off, SZ_4K, IOMMU_READ | IOMMU_WRITE,
+				GFP_ATOMIC);
+	edu_insn_mark();
+	for (off = iova; off < end && !ret; off += SZ_4K)
+		if (iommu_unmap(dom, off, SZ_4K) != SZ_4K)
+			ret = -EIO;
+	edu_insn_mark();
+	local_irq_restore(flags);
+	*marks += 3;
+	if (!ret)
+		pr_info("fp-insn: n=%u map=%lu unmap=%lu\n", n, *marks - 2,
+			*marks - 1);
 	return ret;
 }
 

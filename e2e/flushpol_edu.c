@@ -21,6 +21,8 @@
  *   bench SIZE REPS   time REPS unmaps of SIZE of 4K pages (no DMA)
  *   phases SIZE REPS  the same, iommu_unmap_fast() and iommu_iotlb_sync()
  *                     timed apart, and flush_iotlb_all (edu_bench.h)
+ *   insn N            N 4K maps, then N 4K unmaps, between markers for
+ *                     QEMU's instruction counts (edu_bench.h)
  *   fault             DMA from an IOVA never mapped: must fault
  *   domains N         N more paging domains, each attached once and all
  *                     alive at the end: N ASIDs
@@ -422,6 +424,9 @@ static int edu_domains(struct edu *edu, unsigned int n)
 
 static struct edu *the_edu;
 
+/* The instruction-count markers passed since boot (edu_bench_insn()). */
+static unsigned long edu_insn_marks;
+
 static ssize_t run_store(struct device_driver *drv, const char *buf,
 			 size_t count)
 {
@@ -456,6 +461,8 @@ static ssize_t run_store(struct device_driver *drv, const char *buf,
 	} else if (!strcmp(cmd, "phases") && n == 3 && a && a <= SZ_32M &&
 		   IS_ALIGNED(a, SZ_4K)) {
 		ret = edu_bench_phases(edu->dom, IOVA_TEST, a, b);
+	} else if (!strcmp(cmd, "insn") && n == 2) {
+		ret = edu_bench_insn(edu->dom, IOVA_TEST, a, &edu_insn_marks);
 	} else if (!strcmp(cmd, "domains") && a && a <= 4096) {
 		ret = edu_domains(edu, a);
 	} else if (!strcmp(cmd, "fault")) {

@@ -18,6 +18,8 @@
  *                     unknown here: 0)
  *   phases SIZE REPS  the same, iommu_unmap_fast() and iommu_iotlb_sync()
  *                     timed apart, and flush_iotlb_all (edu_bench.h)
+ *   insn N            N 4K maps, then N 4K unmaps, between markers for
+ *                     QEMU's instruction counts (edu_bench.h)
  *   once SIZE         one untimed map and unmap of SIZE, for counting
  *   mark              iommu_flush_iotlb_all() twice: CMD_TLBI_NH_ASID,
  *                     CMD_SYNC, CMD_TLBI_NH_ASID, CMD_SYNC, which no unmap
@@ -87,6 +89,9 @@ static int edu_bench(struct edu_up *edu, size_t size, unsigned int reps)
 	return ret;
 }
 
+/* The instruction-count markers passed since boot (edu_bench_insn()). */
+static unsigned long edu_insn_marks;
+
 static ssize_t run_store(struct device_driver *drv, const char *buf,
 			 size_t count)
 {
@@ -108,6 +113,8 @@ static ssize_t run_store(struct device_driver *drv, const char *buf,
 	} else if (!strcmp(cmd, "phases") && n == 3 && a && a <= SZ_32M &&
 		   IS_ALIGNED(a, SZ_4K)) {
 		ret = edu_bench_phases(edu->dom, IOVA_TEST, a, b);
+	} else if (!strcmp(cmd, "insn") && n == 2) {
+		ret = edu_bench_insn(edu->dom, IOVA_TEST, a, &edu_insn_marks);
 	} else if (!strcmp(cmd, "once") && n >= 2 && a && a <= SZ_32M &&
 		   IS_ALIGNED(a, SZ_4K)) {
 		u64 ns;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""The end of make bench's report: its four targets, each met or missed
+"""The end of make bench's report: its targets, each met or missed
 with its figure, or not measured.  Reported, never asserted.
 
     bench-targets.py BENCH_DIR RESULTS_DIR [--arm64-ktap LOG]
@@ -13,6 +13,9 @@ Reads, each when present:
   LOG                              the arm64 KUnit run's "fp-switch:" line
   DIR/strict.log, DIR/lazy.log     fio-verify.sh's consoles: switches_per_s
   RESULTS_DIR/adaptive.md          adaptive against the best fixed N
+  BENCH_DIR/insn.tsv               guest instructions per 4K map and unmap,
+                                   counted by QEMU's plugins
+                                   (scripts/qemu/insn-table.py)
 A figure that does not come from this make bench run says where it does
 come from, dated by its file.
 """
@@ -163,6 +166,48 @@ def adaptive(res):
             + verdict(all(float(p) <= ADAPTIVE_PCT for _, _, p in got)))
 
 
+def per_op(total, n):
+    """Instructions per operation, exactly: N is a power of two."""
+    q = total / n
+    return f"{q:.6f}".rstrip("0").rstrip(".")
+
+
+def insn(bench):
+    """Every strict policy's instructions per 4K unmap against upstream's:
+    a policy whose windows differ is held at its highest, upstream at its
+    lowest."""
+    tsv = read(os.path.join(bench, "insn.tsv"))
+    if tsv is None:
+        return "not measured in this run (no insn.tsv)"
+    rows = {}
+    for ln in tsv.splitlines()[1:]:
+        r = ln.split("\t")
+        rows[(r[0], r[1])] = (int(r[2]), int(r[3]), int(r[4]))
+    up = rows.get(("upstream", "unmap"))
+    pols = [p for p, op in rows if op == "unmap" and p != "upstream"
+            and p != "nonstrict"]
+    if up is None or not pols:
+        return "upstream or flushpol not counted in this run"
+
+    def fig(n, lo, hi):
+        return (per_op(lo, n) if lo == hi
+                else f"{per_op(lo, n)} to {per_op(hi, n)}")
+    parts = [f"upstream {fig(*up)}"]
+    ok = True
+    for p in pols:
+        n, lo, hi = rows[(p, "unmap")]
+        ratio = (hi / n) / (up[1] / up[0])
+        ok &= ratio <= 1.0
+        parts.append(f"`{p}` {fig(n, lo, hi)} ({ratio:.3f}x)")
+    maps = sorted({fig(*rows[(p, "map")]) for p in pols
+                   if (p, "map") in rows})
+    up_map = rows.get(("upstream", "map"))
+    also = (f" (per map, not a target: upstream {fig(*up_map)}, flushpol "
+            f"{' or '.join(maps)})" if up_map and maps else "")
+    return ("instructions per unmap, " + ", ".join(parts) + ": "
+            + verdict(ok) + also)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("bench")
@@ -179,6 +224,9 @@ def main():
     print("- Policy switches: " + switch(a.arm64_ktap, a.fio_verify) + ".")
     print("- adaptive within 5% of the best fixed N on all four workloads: "
           + adaptive(a.results) + ".")
+    print("- Guest instructions per 4K strict unmap, every strict policy "
+          "at or below upstream's count (<= 1.00x), exact counts: "
+          + insn(a.bench) + ".")
 
 
 if __name__ == "__main__":

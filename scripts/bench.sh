@@ -14,29 +14,37 @@
 #      in-tree arm-smmu-v3 driver through the IOMMU API, with QEMU's trace
 #      of upstream's commands from one more boot (scripts/qemu/
 #      bench-upstream.sh, which also runs alone);
-#   4. throughput of fio on QEMU's NVMe through every policy, strict and
+#   5. guest instructions (and loads, stores, atomics, barriers) per 4K
+#      map and per strict 4K unmap through every policy and through the
+#      upstream driver, exact, counted by QEMU's own TCG plugins built from
+#      Debian's source of the QEMU in use (scripts/qemu/insn-count.sh:
+#      insn.md), and by function in one more boot of each (insn-profile.md);
+#   6. throughput of fio on QEMU's NVMe through every policy, strict and
 #      lazy, against the upstream driver strict and lazy and bypass
 #      (scripts/qemu/fio-bench.sh: fio.md and fio.png);
-#   5. in the arm64 SMP kernel without debug options (scripts/arm64-kernel.sh
+#   7. in the arm64 SMP kernel without debug options (scripts/arm64-kernel.sh
 #      bench), on QEMU -smp 4: fp_unmap() against direct calls from 1, 2
 #      and 4 CPUs, where its fixed cost per unmap goes, and the shipped
 #      SMMUv3 command queue from 1, 2 and 4 CPUs (scripts/bench-scale.sh:
 #      scale.md).
-# Each ratio against upstream in 3 and 4 comes with its 95% interval, by
+# Each ratio against upstream in 3 and 6 comes with its 95% interval, by
 # bootstrap over the alternating rounds (scripts/interval.py), hence at
-# least 5 rounds of each.  bench.md ends with the four targets of
+# least 5 rounds of each.  bench.md ends with the targets of
 # scripts/bench-targets.py, met or missed.
 # Writes bench.md (also printed), unmap-latency.png, qemu-vs-upstream.md
 # and dispatch.md beside those, all in build/results/ (FLUSHPOL_RESULTS),
 # and prints where they went; nothing tracked is written: `make results`
 # publishes them into bench/results/.
 # Takes about 15 minutes the first time (two UML kernels are built), 3 to
-# 5 after that, the unmap rounds about 20 more and fio's 27 boots about 55
-# on a shared 2-core host.
+# 5 after that, the unmap rounds about 20 more, the instruction counts
+# 4 boots about 3, and fio's 27 boots about 55 on a shared 2-core host.
 #
 # Environment:
 #   FP_BENCH_ROUNDS  QEMU rounds (default 8, at least 5): a boot with
 #                    flushpol's policies, then one with the upstream driver
+#   FP_INSN_BOOTS    boots of each driver for the instruction counts
+#                    (default 2): a count that differs between them shows
+#                    as a range
 #   FP_FIO_ROUNDS    fio rounds (default 5, at least 5): one boot of each
 #                    configuration
 #   FP_BENCH_REPS    unmaps per policy and size in each (default 16, at
@@ -61,13 +69,14 @@ res=$FP_RESULTS
 rounds=${FP_BENCH_ROUNDS:-8}
 reps=${FP_BENCH_REPS:-16}
 fio_rounds=${FP_FIO_ROUNDS:-5}
+insn_boots=${FP_INSN_BOOTS:-2}
 qemu=$top/scripts/qemu
 
 log() { echo "bench: $*" >&2; }
 die() { log "$*"; exit 1; }
 
 # Fewer rounds give no interval (scripts/interval.py's MIN_ROUNDS).
-case $rounds$fio_rounds in
+case $rounds$fio_rounds$insn_boots in
 *[!0-9]*|'') die "FP_BENCH_ROUNDS and FP_FIO_ROUNDS: numbers" ;;
 esac
 if [ "$rounds" -lt 5 ] || [ "$fio_rounds" -lt 5 ]; then
@@ -98,7 +107,7 @@ kunit_failed()
 
 fp_apt_install "${FP_DEB_PACKAGES[@]}" gnuplot-nox
 
-# Steps 1 to 6.  FP_BENCH_TABLES_ONLY=1 skips them and writes the tables
+# Steps 1 to 7.  FP_BENCH_TABLES_ONLY=1 skips them and writes the tables
 # of the run already in $out again: after a table script changed, or to
 # add make check's fio integrity rate to the targets.
 measure()
@@ -110,7 +119,7 @@ measure()
 		echo "a tree" >"$out/rev"
 	date -u +%F >"$out/date"
 
-	log "1/6 KUnit in the test kernel: command counts, dispatch cost, adaptive"
+	log "1/7 KUnit in the test kernel: command counts, dispatch cost, adaptive"
 	FP_KUNIT_ARGS=flushpol_kunit.adaptive_eval_full=1 FLUSHPOL_OUT=$out/kunit \
 		"$top/scripts/kunit.sh" >"$out/kunit.log" 2>&1 ||
 		kunit_failed "$out/kunit" "$out/kunit.log"
@@ -129,7 +138,7 @@ measure()
 	(cd "$out" && gnuplot -e "png='$res/adaptive.png'" adaptive.gp)
 	log "wrote $res/adaptive.md and $res/adaptive.png"
 
-	log "2/6 KUnit in UML without debug options: dispatch cost"
+	log "2/7 KUnit in UML without debug options: dispatch cost"
 	uml=$("$top/scripts/bench-uml.sh" 2>"$out/bench-uml.log") ||
 		failed "$out/bench-uml.log"
 	FLUSHPOL_UML=$uml FLUSHPOL_OUT=$out/kunit-nodebug "$top/scripts/kunit.sh" \
@@ -141,17 +150,24 @@ measure()
 	eval "$("$qemu/prepare.sh")"
 	# Steps 3 and 4 are scripts/qemu/bench-upstream.sh's, which also runs
 	# alone: its consoles and trace stay in $out/qemu for bench-table.py.
-	log "3-4/6 QEMU: $rounds boots with flushpol's policies (DKMS into $KVER)," \
+	log "3-4/7 QEMU: $rounds boots with flushpol's policies (DKMS into $KVER)," \
 	    "each followed by one with the upstream arm-smmu-v3 driver, and one" \
 	    "with upstream's commands counted by QEMU"
 	FP_BENCH_NO_TABLE=1 "$qemu/bench-upstream.sh" "$rounds" "$reps" \
 		2>"$out/bench-upstream.log" || failed "$out/bench-upstream.log"
 
-	log "5/6 QEMU: fio on NVMe, every configuration, $fio_rounds alternating rounds"
+	# The modules bench-upstream.sh staged, in its directory.
+	log "5/7 QEMU: guest instructions per 4K map and strict unmap, every" \
+	    "policy and upstream, counted by QEMU's plugins ($insn_boots boots of each)"
+	FP_BENCH_PREBUILT=1 FP_BENCH_NO_TABLE=1 FP_INSN_PROFILE=1 \
+		"$qemu/insn-count.sh" "$insn_boots" \
+		2>"$out/insn-count.log" || failed "$out/insn-count.log"
+
+	log "6/7 QEMU: fio on NVMe, every configuration, $fio_rounds alternating rounds"
 	FP_FIO_ROUNDS=$fio_rounds FP_FIO_PREBUILT=1 "$qemu/fio-bench.sh" >"$out/fio.log" 2>&1 ||
 		failed "$out/fio.log"
 
-	log "6/6 arm64 SMP without debug options: scalability, the fixed cost per" \
+	log "7/7 arm64 SMP without debug options: scalability, the fixed cost per" \
 	    "unmap, the command queue from 1, 2 and 4 CPUs"
 	FLUSHPOL_OUT=$out/bench-arm64 "$top/scripts/bench-scale.sh" \
 		>"$out/bench-scale.log" 2>&1 || failed "$out/bench-scale.log"
@@ -172,6 +188,21 @@ png=$res/unmap-latency.png
 # The measured tree and day, not this one's when only the tables are new.
 rev=$(cat "$out/rev" 2>/dev/null) || rev="a tree"
 when=$(cat "$out/date" 2>/dev/null) || when=$(date -u +%F)
+# The instruction counts first: the targets read their insn.tsv.  A
+# window the two plugins count differently is named in the table.
+{
+	echo "Measured $when by \`make bench\` at $rev: Debian's arm64 $KVER" \
+	     "kernel on qemu-system-aarch64 $(qemu-system-aarch64 --version |
+		head -n 1 | awk '{print $4}') -M virt,iommu=smmuv3 (TCG)."
+	echo
+	python3 "$qemu/insn-table.py" "$out/qemu" --tsv "$out/insn.tsv" ||
+		log "insn-table.py: the plugins disagree, or a window is missing"
+} >"$res/insn.md"
+{
+	echo "Measured $when by \`make bench\` at $rev, as insn.md."
+	echo
+	python3 "$qemu/insn-profile.py" "$out/qemu" || true
+} >"$res/insn-profile.md"
 {
 	echo "Measured $when by \`make bench\` at $rev on $(nproc) host cores" \
 	     "($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)):"
@@ -187,7 +218,7 @@ when=$(cat "$out/date" 2>/dev/null) || when=$(date -u +%F)
 		echo
 	fi
 	python3 "$top/scripts/bench-table.py" "$out"
-	# The four targets, last.  Switch time: this run's arm64 kernel
+	# The targets, last.  Switch time: this run's arm64 kernel
 	# without debug options; switch rate: make check's fio integrity run,
 	# when there is one, dated.
 	python3 "$top/scripts/bench-targets.py" "$out" "$res" \
@@ -207,7 +238,7 @@ FP_BENCH_REV=$rev FP_BENCH_DATE=$when \
 	"$top/scripts/bench-dispatch.sh" "$out/kunit" "$out/kunit-nodebug" >/dev/null
 log "results in ${res#"$top"/}/:"
 for f in bench.md unmap-latency.png qemu-vs-upstream.md dispatch.md \
-	 adaptive.md adaptive.png fio.md fio.png scale.md; do
+	 insn.md insn-profile.md adaptive.md adaptive.png fio.md fio.png scale.md; do
 	[ ! -e "$res/$f" ] || log "  ${res#"$top"/}/$f"
 done
 log "to publish them into bench/results/ (tracked): make results"

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The benchmark tables' own test, without an hour of QEMU: writes guest
 consoles in the rig's formats, from a seeded generator whose true ratios
-are known, runs scripts/bench-table.py, scripts/bench-targets.py and
-scripts/qemu/fio-table.py on them, and checks what they print.
+are known, runs scripts/bench-table.py, scripts/bench-targets.py,
+scripts/qemu/fio-table.py and scripts/qemu/insn-table.py on them, and
+checks what they print.
 
     tables-selftest.py [--show] [COUNTS]
 
@@ -15,7 +16,11 @@ The generated unmap times are the medians of bench/results/qemu-vs-upstream
 each unmap by a heavy-tailed noise: `range` costs what upstream does (its
 ratio's interval must hold 1.0), `va` at 64K half again as much (it must
 not).  The fio throughputs: `asid` exactly upstream strict's, `va` at 1M
-20% slower.
+20% slower.  The instruction counts: QEMU's insn plugin and insn-window.c's
+lines for windows of 64, `va` below upstream's unmap, `range` one
+instruction a window above it; then one window the plugins count apart,
+and one that differs between boots; and insn-profile.py's blocks by
+function.
 """
 import os
 import random
@@ -138,9 +143,141 @@ def write_scale(path, rng):
                         f"ns={ns}\n")
 
 
-def run(*args):
-    return subprocess.run([sys.executable, *args], check=True,
-                          capture_output=True, text=True).stdout
+# Instructions per window of INSN_N maps or unmaps: (map, unmap) per policy.
+INSN_N = 64
+INSN = {"upstream": (39043, 110468), "va": (47693, 105135),
+        "range": (47693, 110469)}
+
+
+def write_insn(d, boots=2, disagree=None, vary=None):
+    """insn-count.sh's consoles and plugin logs: a window of boot-time work
+    first, and one marker the guest's lines do not name (so that pairing by
+    index, not by order, is what works).  @disagree: (boot, window index)
+    whose insn.c count is one more; @vary: (boot, policy) whose unmap
+    window costs 64 more."""
+    os.makedirs(d)
+    for b in range(1, boots + 1):
+        for drv, pols in (("flushpol", ("va", "range")),
+                          ("upstream", ("upstream",))):
+            con, plug, k = [], [], 0
+
+            def window(insns):
+                nonlocal k
+                plug.append(f"fp-window: {k} insns={insns} loads={insns // 6}"
+                            f" stores={insns // 3} atomics=128 barriers=64")
+                extra = 1 if disagree == (b, k) else 0
+                plug.append(f"0xffff800080001000, 'hint #0x7f', 1 hits, "
+                            f"{k + 1} match hits, \u0394+{insns + extra} "
+                            "since last match, 7 avg insns/match")
+                k += 1
+            window(1519116559)
+            window(4242)
+            for r in (1, 2):
+                for p in pols:
+                    m, u = INSN[p]
+                    u += 64 if vary == (b, p) and r == 2 else 0
+                    con.append(f"[   15.9{k}] insn: policy={p} round={r}")
+                    window(1238797)
+                    window(m)
+                    window(u)
+                    con.append(f"[   15.9{k}] flushpol_edu: fp-insn: "
+                               f"n={INSN_N} map={k - 2} unmap={k - 1}")
+            con.append("[   16.3] insn: policy=nonstrict unusable (strict=1)")
+            with open(f"{d}/insn-{drv}-{b}.log", "w") as f:
+                f.write("\n".join(con) + "\n")
+            with open(f"{d}/insn-{drv}-{b}.plugin", "w") as f:
+                f.write("\n".join(plug) + "\n")
+
+
+def run(*args, rc=0):
+    p = subprocess.run([sys.executable, *args], capture_output=True,
+                       text=True)
+    if p.returncode != rc:
+        raise subprocess.CalledProcessError(p.returncode, args, p.stdout,
+                                            p.stderr)
+    return p.stdout
+
+
+def check_insn(d, check):
+    """insn-table.py's exact counts and bench-targets.py's verdict on them;
+    a window the two plugins count apart fails the table."""
+    table = f"{top}/scripts/qemu/insn-table.py"
+    targets = f"{top}/scripts/bench-targets.py"
+    write_insn(f"{d}/insn")
+    os.makedirs(f"{d}/insn-bench")
+    out = run(table, f"{d}/insn", "--tsv", f"{d}/insn-bench/insn.tsv")
+    rows = {ln.split(" | ")[0]: ln for ln in out.splitlines()
+            if ln.startswith("| ")}
+    check("| 610.046875 | 101.671875 / 203.34375 / 2 / 1 | 1726.0625 |"
+          in rows.get("| upstream arm-smmu-v3", "")
+          and "4 in 2, identical" in rows.get("| upstream arm-smmu-v3", ""),
+          f"upstream's exact counts per 4K: {out}")
+    check("| 1642.734375 |" in rows.get("| `va`", "")
+          and "| 0.952x |" in rows.get("| `va`", ""),
+          f"va's unmap and its ratio: {rows.get('| `va`')}")
+    check("agree at every window" in out and "nonstrict unusable" in out,
+          f"the plugins agree; nonstrict named as not measured: {out}")
+    line = next((ln for ln in run(targets, f"{d}/insn-bench",
+                                  f"{d}/insn-bench").splitlines()
+                 if ln.startswith("- Guest instructions")), "")
+    check("upstream 1726.0625, `va` 1642.734375 (0.952x), `range` "
+          "1726.078125 (1.000x): **missed**" in line
+          and "per map, not a target: upstream 610.046875, flushpol "
+          "745.203125" in line,
+          f"range one instruction a window above upstream: missed: {line}")
+    write_insn(f"{d}/insn-met", boots=1)
+    with open(f"{d}/insn-met/insn-flushpol-1.plugin") as f:
+        text = f.read().replace("insns=110469 ", "insns=110468 ")
+    with open(f"{d}/insn-met/insn-flushpol-1.plugin", "w") as f:
+        f.write(text.replace("\u0394+110469 ", "\u0394+110468 "))
+    os.makedirs(f"{d}/insn-met-bench")
+    run(table, f"{d}/insn-met", "--tsv", f"{d}/insn-met-bench/insn.tsv")
+    line = next((ln for ln in run(targets, f"{d}/insn-met-bench",
+                                  f"{d}/insn-met-bench").splitlines()
+                 if ln.startswith("- Guest instructions")), "")
+    check("`range` 1726.0625 (1.000x): met" in line,
+          f"range at upstream's count: met: {line}")
+    write_insn(f"{d}/insn-vary", vary=(2, "upstream"))
+    out = run(table, f"{d}/insn-vary")
+    row = next((ln for ln in out.splitlines()
+                if ln.startswith("| upstream")), "")
+    check("| 1726.0625 to 1727.0625 |" in row and "**differ**" in row,
+          f"a count that differs between boots, as its range: {row}")
+    # The profile: blocks named by the symbol at or below their start,
+    # per operation over N; one block below the first symbol.
+    os.makedirs(f"{d}/prof")
+    with open(f"{d}/prof/profile-flushpol.log", "w") as f:
+        f.write("[   15.9] insn: policy=va round=1\n"
+                f"[   15.9] flushpol_edu: fp-insn: n={INSN_N} map=1 "
+                "unmap=2\n"
+                "ksym: ffff800080001000 iommu_unmap\n"
+                "ksym: ffff800080001100 __iommu_unmap\n"
+                "ksym: ffff800079000000 fp_unmap\t[flushpol]\n")
+    with open(f"{d}/prof/profile-flushpol.plugin", "w") as f:
+        f.write("fp-profile: 1 ffff800080001000 6400\n"
+                "fp-window: 1 insns=6400 loads=0\n"
+                "fp-profile: 2 ffff800080001000 2496\n"
+                "fp-profile: 2 ffff800080001040 64\n"
+                "fp-profile: 2 ffff800080001180 640\n"
+                "fp-profile: 2 ffff800079000010 10240\n"
+                "fp-profile: 2 ffff800000000000 64\n"
+                "fp-window: 2 insns=13568 loads=0\n")
+    prof = run(f"{top}/scripts/qemu/insn-profile.py", f"{d}/prof")
+    unmap = prof.partition("4K unmap:")[2]
+    check("| `fp_unmap [flushpol]` | 160.00 |" in unmap
+          and "| `iommu_unmap` | 40.00 |" in unmap
+          and "| `__iommu_unmap` | 10.00 |" in unmap
+          and "| `0xffff800000000000` | 1.00 |" in unmap
+          and "| the window (insn-window.c) | 212.00 |" in unmap
+          and "| `iommu_unmap` | 100.00 |" in prof.partition("4K unmap")[0],
+          f"the profile by function, per operation: {prof}")
+    write_insn(f"{d}/insn-bad", disagree=(1, 4))
+    out = run(table, f"{d}/insn-bad", rc=1)
+    check("insn-flushpol-1.log: window 4 of va unmap: insn.c counts "
+          "105136, insn-window.c 105135" in out
+          and "agree at every window" not in out,
+          f"the plugins disagree at a window: named, exit 1: {out}")
+    return out
 
 
 def main():
@@ -231,8 +368,14 @@ def main():
                   f"{d}/fio1.dat")
         check("Indicative only" in one and "95%" not in one,
               "one round: indicative only, no interval")
+        try:
+            insn = check_insn(d, check)
+        except subprocess.CalledProcessError as e:
+            insn = e.stdout
+            check(False, f"{e.cmd[0]} exited with {e.returncode}: "
+                  f"{e.stdout}{e.stderr}")
     if show:
-        print(bench, scale, targets, fio, one, sep="\n-----\n")
+        print(bench, scale, targets, fio, one, insn, sep="\n-----\n")
     for f in fails:
         print(f"tables-selftest: FAIL: {f}", file=sys.stderr)
     print(f"tables-selftest: {len(fails)} failed" if fails
