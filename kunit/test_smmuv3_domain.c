@@ -83,6 +83,87 @@ static void asid_of_unflushed_domain_not_reused(struct kunit *test)
 	ida_destroy(&smmu->asids);
 }
 
+/*
+ * A model context on @dom's page table and ASID, as the SMMU sees the
+ * domain: what its device caches is tagged with the ASID, and stays in
+ * the model after the context goes, until a command drops it.
+ */
+static struct fpm_ctx *fpt_domain_model(struct kunit *test,
+					struct fpt_v3_fake *f,
+					struct smmuv3_domain *dom)
+{
+	struct fpm_ctx *mc = kunit_kzalloc(test, sizeof(*mc), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, mc);
+	fpm_ctx_init(mc, f->model, dom->flush.asid);
+	KUNIT_ASSERT_EQ(test, fpm_ctx_attach(mc, &dom->cfg), 0);
+	return mc;
+}
+
+/* 4K pages at @iova to @pa onwards, through the domain's page table. */
+static void fpt_domain_map(struct kunit *test, struct smmuv3_domain *dom,
+			   unsigned long iova, phys_addr_t pa, size_t size)
+{
+	size_t mapped = 0;
+
+	KUNIT_ASSERT_EQ(test, dom->ops->map_pages(dom->ops, iova, pa, SZ_4K,
+						  size / SZ_4K, IOMMU_READ,
+						  GFP_KERNEL, &mapped), 0);
+	KUNIT_ASSERT_EQ(test, mapped, size);
+}
+
+/*
+ * The normal teardown: a domain whose device cached leaf and walk entries
+ * is destroyed (its stream detached first: nothing refills, and what it
+ * cached stays in the SMMU under the ASID), and the next domain gets the
+ * same ASID with the same IOVAs mapped elsewhere.  The destroy must have
+ * sent one invalidation of the ASID and completed it with a CMD_SYNC
+ * before giving the ASID back: then the SMMU holds nothing for the ASID,
+ * and the new domain's device reads its own pages.
+ */
+static void asid_reused_after_teardown_sees_nothing_stale(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_domain_fake(test);
+	struct smmuv3_device *smmu = &f->smmu;
+	unsigned long cached, tlbi, syncs;
+	struct smmuv3_domain *dom;
+	struct fpm_ctx *mc;
+	u16 asid;
+
+	smmu->asid_max = 1;
+	dom = fpt_domain(test, smmu);
+	asid = dom->flush.asid;
+	mc = fpt_domain_model(test, f, dom);
+	fpt_domain_map(test, dom, SZ_1G, SZ_1G, SZ_2M);
+	fpm_access_range(mc, SZ_1G, SZ_2M);
+	cached = fpm_cached_entries(mc);
+	KUNIT_ASSERT_GT(test, cached, 512);
+	/* The stream is detached: its entries stay in the SMMU, tagged. */
+	fpm_ctx_destroy(mc);
+	KUNIT_ASSERT_EQ(test, fpm_ghost_entries(f->model), cached);
+
+	tlbi = f->tlbi;
+	syncs = f->syncs;
+	smmuv3_domain_destroy(dom);
+	KUNIT_EXPECT_EQ(test, f->tlbi - tlbi, 1);
+	KUNIT_EXPECT_EQ(test, f->syncs - syncs, 1);
+	KUNIT_EXPECT_EQ_MSG(test, fpm_ghost_entries(f->model), 0,
+			    "entries of ASID %u left when it was freed", asid);
+
+	dom = fpt_domain(test, smmu);
+	KUNIT_ASSERT_EQ(test, dom->flush.asid, asid);
+	mc = fpt_domain_model(test, f, dom);
+	fpt_domain_map(test, dom, SZ_1G, SZ_2G, SZ_2M);
+	KUNIT_EXPECT_TRUE(test, fpm_access(mc, SZ_1G));
+	KUNIT_EXPECT_TRUE(test, fpm_access(mc, SZ_1G + SZ_2M - SZ_4K));
+	KUNIT_EXPECT_EQ(test, mc->n.stale_hits, 0);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(mc), 0);
+	fpm_ctx_destroy(mc);
+	smmuv3_domain_destroy(dom);
+	KUNIT_EXPECT_EQ(test, fpm_ghost_entries(f->model), 0);
+	ida_destroy(&smmu->asids);
+}
+
 static void fpt_nop_walk(struct fp_context *ctx, unsigned long iova,
 			 size_t size, size_t granule)
 {
@@ -173,6 +254,7 @@ static void tables_of_unflushed_domain_leaked(struct kunit *test)
 
 static struct kunit_case fpt_domain_cases[] = {
 	KUNIT_CASE(asid_of_unflushed_domain_not_reused),
+	KUNIT_CASE(asid_reused_after_teardown_sees_nothing_stale),
 	KUNIT_CASE(asid_retired_by_final_flush_not_by_statistic),
 	KUNIT_CASE(tables_of_unflushed_domain_leaked),
 	{}
