@@ -16,6 +16,7 @@
 #include <linux/sizes.h>
 
 #include "fp_rig.h"
+#include "fp_smmuv3_fake.h"
 
 #define FPT_IOVA	SZ_1G
 
@@ -149,11 +150,61 @@ static void hole_unmap_into_gather_invalidates_what_it_cleared(struct kunit *tes
 	fpt_hole_check(test, rig, h, fpt_hole_unmap(test, rig, h, &gather));
 }
 
+/*
+ * The same shapes through the SMMUv3 driver's own ops, as the IOMMU core
+ * calls them (__iommu_unmap(): unmap_pages until one returns 0, then
+ * iotlb_sync), the fake SMMU consuming the commands.
+ */
+static void hole_unmap_through_smmuv3_driver(struct kunit *test)
+{
+	const struct fpt_hole *h = test->param_value;
+	struct iommu_iotlb_gather gather;
+	struct iommu_domain *domain;
+	unsigned long iova = FPT_IOVA + h->off;
+	size_t mapped, n, unmapped = 0;
+	struct fpm_ctx *mc;
+	unsigned int i;
+
+	domain = fpt_smmuv3_paging_domain(test, &mc);
+	for (i = 0; i < ARRAY_SIZE(h->map) && h->map[i].size; i++) {
+		unsigned long at = FPT_IOVA + h->map[i].off;
+
+		KUNIT_ASSERT_EQ(test, domain->ops->map_pages(domain, at, at,
+							     h->map[i].pgsize,
+							     h->map[i].size / h->map[i].pgsize,
+							     IOMMU_READ,
+							     GFP_KERNEL,
+							     &mapped), 0);
+		fpm_access_range(mc, at, h->map[i].size);
+	}
+
+	iommu_iotlb_gather_init(&gather);
+	if (h->warns)
+		kunit_info(test, "fp-expect-warn: begin __arm_lpae_unmap\n");
+	while (unmapped < h->size) {
+		n = domain->ops->unmap_pages(domain, iova + unmapped, SZ_4K,
+					     (h->size - unmapped) / SZ_4K,
+					     &gather);
+		if (!n)
+			break;
+		unmapped += n;
+	}
+	if (h->warns)
+		kunit_info(test, "fp-expect-warn: end\n");
+	domain->ops->iotlb_sync(domain, &gather);
+
+	KUNIT_EXPECT_EQ(test, unmapped, h->unmapped);
+	KUNIT_EXPECT_EQ_MSG(test, fpm_cached_leaves(mc, iova, unmapped), 0,
+			    "cleared pages still cached");
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(mc), 0);
+}
+
 static struct kunit_case fpt_hole_cases[] = {
 	KUNIT_CASE_PARAM(hole_unmap_invalidates_what_it_cleared,
 			 fpt_hole_gen_params),
 	KUNIT_CASE_PARAM(hole_unmap_into_gather_invalidates_what_it_cleared,
 			 fpt_hole_gen_params),
+	KUNIT_CASE_PARAM(hole_unmap_through_smmuv3_driver, fpt_hole_gen_params),
 	{}
 };
 

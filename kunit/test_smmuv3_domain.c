@@ -1,17 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * flushpol_smmuv3_domain: the shipped domain code (backends/smmuv3/domain.c,
- * compiled in here) in front of the fake SMMU (fp_smmuv3_fake.c).  UML has
+ * compiled in here, with the IOMMU core's ops from iommu.c) in front of
+ * the fake SMMU (fp_smmuv3_fake.c).  UML has
  * no DMA, so a test sets a domain up as smmuv3_domain_finalise() would,
  * without its context descriptor, which only streams read.
  */
 #include "../backends/smmuv3/domain.c"
+/* iommu.c's exports are flushpol_smmuv3's: this copy exports none. */
+#undef EXPORT_SYMBOL_GPL
+#define EXPORT_SYMBOL_GPL(sym)
+#include "../backends/smmuv3/iommu.c"
 
 #include <kunit/test.h>
 
 #include "fp_model.h"
 #include "fp_rig.h"
 #include "fp_smmuv3_fake.h"
+
+/*
+ * iommu.c's probe_device looks a device's SMMU up in drv.c's list of
+ * probed SMMUs, which the fakes never join: no device probes here.
+ */
+struct smmuv3_device *smmuv3_find_fwnode(struct fwnode_handle *fwnode)
+{
+	return NULL;
+}
 
 static struct fpt_v3_fake *fpt_domain_fake(struct kunit *test)
 {
@@ -162,6 +176,50 @@ static void asid_reused_after_teardown_sees_nothing_stale(struct kunit *test)
 	smmuv3_domain_destroy(dom);
 	KUNIT_EXPECT_EQ(test, fpm_ghost_entries(f->model), 0);
 	ida_destroy(&smmu->asids);
+}
+
+struct fpt_paging {
+	struct smmuv3_domain *dom;
+	struct fpm_ctx *mc;
+};
+
+static void fpt_paging_release(void *data)
+{
+	struct fpt_paging *p = data;
+	struct smmuv3_device *smmu = p->dom->smmu;
+
+	fpm_ctx_destroy(p->mc);
+	smmuv3_domain_destroy(p->dom);
+	ida_destroy(&smmu->asids);
+}
+
+/**
+ * fpt_smmuv3_paging_domain() - a strict paging domain of the driver
+ * @test: the test; the domain goes when it ends
+ * @mc: set to the model context of the domain's device
+ *
+ * In front of a fake SMMU, with the driver's ops for the IOMMU core
+ * (map_pages, unmap_pages, iotlb_sync: iommu.c), for other suites.
+ *
+ * Return: the domain, as the IOMMU core holds it.
+ */
+struct iommu_domain *fpt_smmuv3_paging_domain(struct kunit *test,
+					      struct fpm_ctx **mc)
+{
+	struct fpt_v3_fake *f = fpt_domain_fake(test);
+	struct fpt_paging *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	f->smmu.asid_max = 1;
+	p->dom = fpt_domain(test, &f->smmu);
+	p->dom->domain.type = IOMMU_DOMAIN_DMA;
+	p->dom->domain.ops = &smmuv3_paging_ops;
+	p->mc = fpt_domain_model(test, f, p->dom);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpt_paging_release,
+							p), 0);
+	*mc = p->mc;
+	return &p->dom->domain;
 }
 
 static void fpt_nop_walk(struct fp_context *ctx, unsigned long iova,
