@@ -9,7 +9,7 @@
 #include "../backends/smmuv3/domain.c"
 /* iommu.c's exports are flushpol_smmuv3's: this copy exports none. */
 #undef EXPORT_SYMBOL_GPL
-#define EXPORT_SYMBOL_GPL(sym)
+#define EXPORT_SYMBOL_GPL(sym) __ADDRESSABLE(sym)
 #include "../backends/smmuv3/iommu.c"
 
 #include <kunit/test.h>
