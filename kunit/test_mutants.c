@@ -252,21 +252,22 @@ static void fpt_run_v2_sync_first(struct kunit *test, bool legacy,
 	fpt_mut_unmap_all(test, rig, SZ_64K, c);
 }
 
-/* tlb_flush_all does nothing, then a new context takes the ASID. */
-static void fpt_run_noflush_reuse(struct kunit *test, bool legacy,
-				  struct fpt_caught *c)
+/*
+ * Context @a, 2M of pages warm, torn down; then a new context takes its
+ * ASID and maps the same IOVAs to other pages: what its device read.
+ */
+static void fpt_mut_reuse_asid(struct kunit *test, struct fpt_rig *a,
+			       struct fpt_caught *c)
 {
-	struct fpm_smmu *smmu = fpt_mut_setup(test, legacy);
-	struct fpt_rig *a = fpt_mut_rig(test, smmu, NULL, "mut_noflush_all", 7);
 	struct fpt_rig *b;
 
 	KUNIT_ASSERT_EQ(test, fpt_map(a, SZ_1G, SZ_2M, SZ_4K), 0);
 	fpm_access_range(&a->mc, SZ_1G, SZ_2M);
 	fpt_rig_release(a);
-	if (!legacy)
+	if (!a->smmu->legacy)
 		c->exit_left = a->exit_left;
 
-	b = fpt_mut_rig(test, smmu, NULL, "va", 7);
+	b = fpt_mut_rig(test, a->smmu, NULL, "va", a->mc.asid);
 	b->pa_offset = SZ_1G;
 	KUNIT_ASSERT_EQ(test, fpt_map(b, SZ_1G, SZ_2M, SZ_4K), 0);
 	fpm_access(&b->mc, SZ_1G);
@@ -274,6 +275,16 @@ static void fpt_run_noflush_reuse(struct kunit *test, bool legacy,
 	c->stale_hits = b->mc.n.stale_hits;
 	c->stale = fpm_stale_entries(&b->mc);
 	fpt_rig_release(b);
+}
+
+/* tlb_flush_all does nothing, then a new context takes the ASID. */
+static void fpt_run_noflush_reuse(struct kunit *test, bool legacy,
+				  struct fpt_caught *c)
+{
+	struct fpm_smmu *smmu = fpt_mut_setup(test, legacy);
+
+	fpt_mut_reuse_asid(test, fpt_mut_rig(test, smmu, NULL,
+					     "mut_noflush_all", 7), c);
 }
 
 /*
@@ -295,23 +306,12 @@ static void fpt_run_final_sync_only(struct kunit *test, bool legacy,
 				    struct fpt_caught *c)
 {
 	struct fpm_smmu *smmu = fpt_mut_setup(test, legacy);
-	struct fpt_rig *a, *b;
 
 	fpt_sync_only_ops = fpt_hw_ops;
 	fpt_sync_only_ops.inv_context = fpt_inv_nothing;
-	a = fpt_mut_rig(test, smmu, &fpt_sync_only_backend, "va", 9);
-	KUNIT_ASSERT_EQ(test, fpt_map(a, SZ_1G, SZ_2M, SZ_4K), 0);
-	fpm_access_range(&a->mc, SZ_1G, SZ_2M);
-	fpt_rig_release(a);
-
-	b = fpt_mut_rig(test, smmu, NULL, "va", 9);
-	b->pa_offset = SZ_1G;
-	KUNIT_ASSERT_EQ(test, fpt_map(b, SZ_1G, SZ_2M, SZ_4K), 0);
-	fpm_access(&b->mc, SZ_1G);
-	fpm_access(&b->mc, SZ_1G + SZ_2M - SZ_4K);
-	c->stale_hits = b->mc.n.stale_hits;
-	c->stale = fpm_stale_entries(&b->mc);
-	fpt_rig_release(b);
+	fpt_mut_reuse_asid(test, fpt_mut_rig(test, smmu,
+					     &fpt_sync_only_backend, "va", 9),
+			   c);
 }
 
 /*
