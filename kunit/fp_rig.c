@@ -115,7 +115,11 @@ static void fpt_inv_all(struct fp_context *ctx)
 
 static int fpt_sync(struct fp_context *ctx)
 {
-	return fpm_sync(to_rig(ctx)->smmu);
+	struct fpt_rig *rig = to_rig(ctx);
+
+	if (rig->hooks && rig->hooks->before_sync)
+		rig->hooks->before_sync(rig);
+	return fpm_sync(rig->smmu);
 }
 
 /*

@@ -19,10 +19,14 @@
 struct fpt_rig;
 struct fpt_rig_cfg;
 
-/* Called by the rig's flush ops around the core's, to act mid-unmap. */
+/*
+ * Called by the rig's flush ops around the core's, to act mid-unmap, and
+ * by its backend before each sync, from whichever task syncs.
+ */
 struct fpt_hooks {
 	void (*before_walk)(struct fpt_rig *rig);
 	void (*before_add_page)(struct fpt_rig *rig);
+	void (*before_sync)(struct fpt_rig *rig);
 };
 
 /**

@@ -176,4 +176,8 @@ void fpt_v3_fake_raise_gerror(struct fpt_v3_fake *f, u32 bits);
 u32 fpt_v3_fake_active_gerror(struct fpt_v3_fake *f);
 u64 fpt_v3_fake_slot(struct fpt_v3_fake *f, u32 reg);
 
+/* test_smmuv3_domain.c */
+struct iommu_domain *fpt_smmuv3_paging_domain(struct kunit *test,
+					      struct fpm_ctx **mc);
+
 #endif /* _FP_SMMUV3_FAKE_H */

@@ -73,6 +73,7 @@ struct fpt_part {
  * @watch: streams whose STE is fetched when SMMUEN is set
  * @nwatch: how many
  * @watch_cfg: what each was then: its STE's CONFIG, or FPT_STE_*
+ * @irqs_requested: a test's interrupt step of probe ran
  */
 struct fpt_regs {
 	struct smmuv3_device smmu;
@@ -86,6 +87,21 @@ struct fpt_regs {
 	u32 watch[FPT_REGS_WATCH];
 	unsigned int nwatch;
 	u8 watch_cfg[FPT_REGS_WATCH];
+	unsigned int irqs_requested;
+};
+
+/**
+ * struct fpt_iort_rmr - an IORT RMR node (fp_smmuv3_rmr.c fakes IORT)
+ * @start: the reserved range's base
+ * @length: its size
+ * @sids: the streams its ID mappings name, on the SMMU under test
+ * @num_sids: how many
+ */
+struct fpt_iort_rmr {
+	phys_addr_t start;
+	size_t length;
+	const u32 *sids;
+	u32 num_sids;
 };
 
 struct fpt_regs *fpt_regs_new(struct kunit *test, const struct fpt_part *part);
@@ -94,5 +110,8 @@ void fpt_regs_watch(struct fpt_regs *f, const u32 *sids, unsigned int n);
 u32 fpt_regs_get(struct fpt_regs *f, unsigned int off);
 void fpt_regs_set(struct fpt_regs *f, unsigned int off, u32 val);
 bool fpt_regs_set_dma_coherent(struct device *dev, bool coherent);
+void fpt_iort_set_rmrs(struct kunit *test, struct fpt_regs *f,
+		       const struct fpt_iort_rmr *rmrs, unsigned int n);
+int fpt_iort_lists_held(void);
 
 #endif /* _FP_SMMUV3_REGS_H */

@@ -4,7 +4,9 @@
  * of a gathered leaf (core/coverage.c), and when it must not.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/io-pgtable.h>
+#include <linux/kthread.h>
 #include <linux/sizes.h>
 
 #include "fp_rig.h"
@@ -95,6 +97,113 @@ static void walks_cover_only_within_fp_unmap(struct kunit *test)
 	/* The walk's sync, and one for the table entry unless covered. */
 	KUNIT_EXPECT_EQ(test, bracketed, strcmp(policy, "va") ? 1 : 2);
 	KUNIT_EXPECT_EQ(test, direct, 2);
+}
+
+/*
+ * A context flush of another task, held in flight: it has taken its
+ * number and sent its command, and waits in its sync until the unmap
+ * lets it go, at its second walk flush.
+ */
+struct fpt_inflight {
+	struct fpt_rig *rig;
+	struct task_struct *flusher;
+	struct completion in_sync, go, done;
+	unsigned int walks;
+	int ret;
+};
+
+#define FPT_INFLIGHT_WAIT	(10 * HZ)
+
+static int fpt_inflight_flush(void *data)
+{
+	struct fpt_inflight *fl = data;
+
+	fl->ret = fp_flush_context(fl->rig->ctx);
+	/* For the unmap's hook, the test and the release alike. */
+	complete_all(&fl->done);
+	return 0;
+}
+
+static void fpt_inflight_before_sync(struct fpt_rig *rig)
+{
+	struct fpt_inflight *fl = rig->hook_data;
+
+	if (current != fl->flusher)
+		return;
+	complete(&fl->in_sync);
+	wait_for_completion_timeout(&fl->go, FPT_INFLIGHT_WAIT);
+}
+
+static void fpt_inflight_before_walk(struct fpt_rig *rig)
+{
+	struct fpt_inflight *fl = rig->hook_data;
+
+	if (++fl->walks != 2)
+		return;
+	complete_all(&fl->go);
+	wait_for_completion_timeout(&fl->done, FPT_INFLIGHT_WAIT);
+}
+
+static const struct fpt_hooks fpt_inflight_hooks = {
+	.before_walk = fpt_inflight_before_walk,
+	.before_sync = fpt_inflight_before_sync,
+};
+
+/* The flusher never outlives the test, however it ends. */
+static void fpt_inflight_release(void *data)
+{
+	struct fpt_inflight *fl = data;
+
+	complete_all(&fl->go);
+	wait_for_completion_timeout(&fl->done, FPT_INFLIGHT_WAIT);
+	fl->rig->hooks = NULL;
+}
+
+/*
+ * Invariant C, step by step: a context flush that took its number before
+ * the unmap cleared 16 pages and completed after the unmap's first walk
+ * flush sampled the mark does not cover those pages.  The device filled
+ * their entries after that flush's command, which the SMMU may have
+ * performed at once: the gather must still invalidate them.  The unmap is 64K of pages
+ * below a 2M boundary, then the two 4K tables above it (two walk flushes).
+ */
+static void flush_started_before_clears_covers_none(struct kunit *test)
+{
+	const unsigned long iova = FPT_IOVA + SZ_2M - SZ_64K;
+	const size_t size = SZ_64K + SZ_4M;
+	struct fpt_rig *rig = fpt_cov_rig(test);
+	struct fpt_inflight *fl = kunit_kzalloc(test, sizeof(*fl), GFP_KERNEL);
+	struct task_struct *t;
+
+	KUNIT_ASSERT_NOT_NULL(test, fl);
+	fl->rig = rig;
+	init_completion(&fl->in_sync);
+	init_completion(&fl->go);
+	init_completion(&fl->done);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, iova, size, SZ_4K), 0);
+	fpm_access_range(&rig->mc, iova + SZ_64K, SZ_4M);
+
+	rig->hook_data = fl;
+	rig->hooks = &fpt_inflight_hooks;
+	t = kthread_create(fpt_inflight_flush, fl, "fpt-inflight");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	fl->flusher = t;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpt_inflight_release,
+							fl), 0);
+	wake_up_process(t);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&fl->in_sync,
+							  FPT_INFLIGHT_WAIT), 0);
+	/* After the flush's command: these entries may outlive it. */
+	fpm_access_range(&rig->mc, iova, SZ_64K);
+
+	KUNIT_EXPECT_EQ(test, fp_unmap(rig->ctx, rig->ops, iova, size, NULL),
+			size);
+	KUNIT_EXPECT_TRUE(test, completion_done(&fl->done));
+	KUNIT_EXPECT_EQ(test, fl->walks, 2);
+	KUNIT_EXPECT_EQ(test, fl->ret, 0);
+	KUNIT_EXPECT_EQ(test, fpm_stale_in(&rig->mc, iova, SZ_64K), 0);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
 }
 
 static const enum fp_stat fpt_cmd_stats[] = {
@@ -374,6 +483,8 @@ static struct kunit_case fpt_coverage_cases[] = {
 	KUNIT_CASE_PARAM(block_mapped_over_old_table_is_invalidated,
 			 fpt_cov_gen_params),
 	KUNIT_CASE_PARAM(walks_cover_only_within_fp_unmap, fpt_cov_gen_params),
+	KUNIT_CASE_PARAM(flush_started_before_clears_covers_none,
+			 fpt_cov_gen_params),
 	KUNIT_CASE_PARAM(policy_flushes_outside_rcu, fpt_cov_gen_params),
 	KUNIT_CASE_PARAM(policy_calls_cannot_sleep, fpt_cov_gen_params),
 	{}

@@ -1,17 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * flushpol_smmuv3_domain: the shipped domain code (backends/smmuv3/domain.c,
- * compiled in here) in front of the fake SMMU (fp_smmuv3_fake.c).  UML has
+ * compiled in here, with the IOMMU core's ops from iommu.c) in front of
+ * the fake SMMU (fp_smmuv3_fake.c).  UML has
  * no DMA, so a test sets a domain up as smmuv3_domain_finalise() would,
  * without its context descriptor, which only streams read.
  */
 #include "../backends/smmuv3/domain.c"
+/* iommu.c's exports are flushpol_smmuv3's: this copy exports none. */
+#undef EXPORT_SYMBOL_GPL
+#define EXPORT_SYMBOL_GPL(sym) __ADDRESSABLE(sym)
+#include "../backends/smmuv3/iommu.c"
 
 #include <kunit/test.h>
 
 #include "fp_model.h"
 #include "fp_rig.h"
 #include "fp_smmuv3_fake.h"
+
+/*
+ * iommu.c's probe_device looks a device's SMMU up in drv.c's list of
+ * probed SMMUs, which the fakes never join: no device probes here.
+ */
+struct smmuv3_device *smmuv3_find_fwnode(struct fwnode_handle *fwnode)
+{
+	return NULL;
+}
 
 static struct fpt_v3_fake *fpt_domain_fake(struct kunit *test)
 {
@@ -81,6 +95,131 @@ static void asid_of_unflushed_domain_not_reused(struct kunit *test)
 	if (asid >= 0)
 		ida_free(&smmu->asids, asid);
 	ida_destroy(&smmu->asids);
+}
+
+/*
+ * A model context on @dom's page table and ASID, as the SMMU sees the
+ * domain: what its device caches is tagged with the ASID, and stays in
+ * the model after the context goes, until a command drops it.
+ */
+static struct fpm_ctx *fpt_domain_model(struct kunit *test,
+					struct fpt_v3_fake *f,
+					struct smmuv3_domain *dom)
+{
+	struct fpm_ctx *mc = kunit_kzalloc(test, sizeof(*mc), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, mc);
+	fpm_ctx_init(mc, f->model, dom->flush.asid);
+	KUNIT_ASSERT_EQ(test, fpm_ctx_attach(mc, &dom->cfg), 0);
+	return mc;
+}
+
+/* 4K pages at @iova to @pa onwards, through the domain's page table. */
+static void fpt_domain_map(struct kunit *test, struct smmuv3_domain *dom,
+			   unsigned long iova, phys_addr_t pa, size_t size)
+{
+	size_t mapped = 0;
+
+	KUNIT_ASSERT_EQ(test, dom->ops->map_pages(dom->ops, iova, pa, SZ_4K,
+						  size / SZ_4K, IOMMU_READ,
+						  GFP_KERNEL, &mapped), 0);
+	KUNIT_ASSERT_EQ(test, mapped, size);
+}
+
+/*
+ * The normal teardown: a domain whose device cached leaf and walk entries
+ * is destroyed (its stream detached first: nothing refills, and what it
+ * cached stays in the SMMU under the ASID), and the next domain gets the
+ * same ASID with the same IOVAs mapped elsewhere.  The destroy must have
+ * sent one invalidation of the ASID and completed it with a CMD_SYNC
+ * before giving the ASID back: then the SMMU holds nothing for the ASID,
+ * and the new domain's device reads its own pages.
+ */
+static void asid_reused_after_teardown_sees_nothing_stale(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_domain_fake(test);
+	struct smmuv3_device *smmu = &f->smmu;
+	unsigned long cached, tlbi, syncs;
+	struct smmuv3_domain *dom;
+	struct fpm_ctx *mc;
+	u16 asid;
+
+	smmu->asid_max = 1;
+	dom = fpt_domain(test, smmu);
+	asid = dom->flush.asid;
+	mc = fpt_domain_model(test, f, dom);
+	fpt_domain_map(test, dom, SZ_1G, SZ_1G, SZ_2M);
+	fpm_access_range(mc, SZ_1G, SZ_2M);
+	cached = fpm_cached_entries(mc);
+	KUNIT_ASSERT_GT(test, cached, 512);
+	/* The stream is detached: its entries stay in the SMMU, tagged. */
+	fpm_ctx_destroy(mc);
+	KUNIT_ASSERT_EQ(test, fpm_ghost_entries(f->model), cached);
+
+	tlbi = f->tlbi;
+	syncs = f->syncs;
+	smmuv3_domain_destroy(dom);
+	KUNIT_EXPECT_EQ(test, f->tlbi - tlbi, 1);
+	KUNIT_EXPECT_EQ(test, f->syncs - syncs, 1);
+	KUNIT_EXPECT_EQ_MSG(test, fpm_ghost_entries(f->model), 0,
+			    "entries of ASID %u left when it was freed", asid);
+
+	dom = fpt_domain(test, smmu);
+	KUNIT_ASSERT_EQ(test, dom->flush.asid, asid);
+	mc = fpt_domain_model(test, f, dom);
+	fpt_domain_map(test, dom, SZ_1G, SZ_2G, SZ_2M);
+	KUNIT_EXPECT_TRUE(test, fpm_access(mc, SZ_1G));
+	KUNIT_EXPECT_TRUE(test, fpm_access(mc, SZ_1G + SZ_2M - SZ_4K));
+	KUNIT_EXPECT_EQ(test, mc->n.stale_hits, 0);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(mc), 0);
+	fpm_ctx_destroy(mc);
+	smmuv3_domain_destroy(dom);
+	KUNIT_EXPECT_EQ(test, fpm_ghost_entries(f->model), 0);
+	ida_destroy(&smmu->asids);
+}
+
+struct fpt_paging {
+	struct smmuv3_domain *dom;
+	struct fpm_ctx *mc;
+};
+
+static void fpt_paging_release(void *data)
+{
+	struct fpt_paging *p = data;
+	struct smmuv3_device *smmu = p->dom->smmu;
+
+	fpm_ctx_destroy(p->mc);
+	smmuv3_domain_destroy(p->dom);
+	ida_destroy(&smmu->asids);
+}
+
+/**
+ * fpt_smmuv3_paging_domain() - a strict paging domain of the driver
+ * @test: the test; the domain goes when it ends
+ * @mc: set to the model context of the domain's device
+ *
+ * In front of a fake SMMU, with the driver's ops for the IOMMU core
+ * (map_pages, unmap_pages, iotlb_sync: iommu.c), for other suites.
+ *
+ * Return: the domain, as the IOMMU core holds it.
+ */
+struct iommu_domain *fpt_smmuv3_paging_domain(struct kunit *test,
+					      struct fpm_ctx **mc)
+{
+	struct fpt_v3_fake *f = fpt_domain_fake(test);
+	struct fpt_paging *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	f->smmu.asid_max = 1;
+	p->dom = fpt_domain(test, &f->smmu);
+	p->dom->domain.type = IOMMU_DOMAIN_DMA;
+	p->dom->domain.ops = &smmuv3_paging_ops;
+	p->mc = fpt_domain_model(test, f, p->dom);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpt_paging_release,
+							p), 0);
+	*mc = p->mc;
+	return &p->dom->domain;
 }
 
 static void fpt_nop_walk(struct fp_context *ctx, unsigned long iova,
@@ -173,6 +312,7 @@ static void tables_of_unflushed_domain_leaked(struct kunit *test)
 
 static struct kunit_case fpt_domain_cases[] = {
 	KUNIT_CASE(asid_of_unflushed_domain_not_reused),
+	KUNIT_CASE(asid_reused_after_teardown_sees_nothing_stale),
 	KUNIT_CASE(asid_retired_by_final_flush_not_by_statistic),
 	KUNIT_CASE(tables_of_unflushed_domain_leaked),
 	{}

@@ -540,6 +540,41 @@ static void fpt_idr_add_rmr(struct kunit *test, struct list_head *rmrs,
 	list_add_tail(&rmr->rr.list, rmrs);
 }
 
+/* The RMR tests' streams: a framebuffer's and a BMC's, one beyond. */
+static const u32 fpt_rmr_fb[] = { 0x10, 0x11 }, fpt_rmr_bmc[] = { 0x2a0, 0x400 };
+static const u32 fpt_rmr_watch[] = { 0x10, 0x11, 0x2a0, 0x12, 0x110, 0x400 };
+
+/* The RMR test's part, probed, stream 0x110 prepared, watched. */
+static struct fpt_regs *fpt_idr_rmr_fake(struct kunit *test)
+{
+	struct fpt_regs *f = fpt_regs_new(test, &fpt_idr_rmr_part);
+
+	KUNIT_ASSERT_EQ(test, smmuv3_hw_probe(&f->smmu), 0);
+	fpt_regs_init_queues(f);
+	KUNIT_ASSERT_NOT_NULL(test, f->smmu.strtab.base);
+	KUNIT_ASSERT_TRUE(test, f->smmu.strtab.two_level);
+	/* A stream of a device that probed: its level-2 table exists. */
+	KUNIT_ASSERT_EQ(test, smmuv3_strtab_prepare(&f->smmu, 0x110), 0);
+	fpt_regs_watch(f, fpt_rmr_watch, ARRAY_SIZE(fpt_rmr_watch));
+	return f;
+}
+
+/* What the watched streams were when SMMUEN was set. */
+static void fpt_idr_rmr_check(struct kunit *test, struct fpt_regs *f)
+{
+	static const u8 want[] = { STE_0_CFG_BYPASS, STE_0_CFG_BYPASS,
+				   STE_0_CFG_BYPASS, STE_0_CFG_ABORT,
+				   STE_0_CFG_ABORT, FPT_STE_BEYOND };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fpt_rmr_watch); i++)
+		KUNIT_EXPECT_EQ_MSG(test, f->watch_cfg[i], want[i],
+				    "stream %#x when SMMUEN was set",
+				    fpt_rmr_watch[i]);
+	KUNIT_EXPECT_EQ(test, f->stray, 0);
+	KUNIT_EXPECT_EQ(test, f->bypass_disables, 0);
+}
+
 /*
  * IORT RMRs: the streams they name bypass from the moment SMMUEN is set,
  * in the two-level table the SMMU walks (level-2 tables made for them
@@ -548,33 +583,51 @@ static void fpt_idr_add_rmr(struct kunit *test, struct list_head *rmrs,
  */
 static void rmr_streams_bypass_when_enabled(struct kunit *test)
 {
-	static const u32 fb[] = { 0x10, 0x11 }, bmc[] = { 0x2a0, 0x400 };
-	static const u32 watch[] = { 0x10, 0x11, 0x2a0, 0x12, 0x110, 0x400 };
-	static const u8 want[] = { STE_0_CFG_BYPASS, STE_0_CFG_BYPASS,
-				   STE_0_CFG_BYPASS, STE_0_CFG_ABORT,
-				   STE_0_CFG_ABORT, FPT_STE_BEYOND };
-	struct fpt_regs *f = fpt_regs_new(test, &fpt_idr_rmr_part);
+	struct fpt_regs *f = fpt_idr_rmr_fake(test);
 	LIST_HEAD(rmrs);
-	unsigned int i;
 
-	KUNIT_ASSERT_EQ(test, smmuv3_hw_probe(&f->smmu), 0);
-	fpt_regs_init_queues(f);
-	KUNIT_ASSERT_NOT_NULL(test, f->smmu.strtab.base);
-	KUNIT_ASSERT_TRUE(test, f->smmu.strtab.two_level);
-	/* A stream of a device that probed: its level-2 table exists. */
-	KUNIT_ASSERT_EQ(test, smmuv3_strtab_prepare(&f->smmu, 0x110), 0);
-	fpt_regs_watch(f, watch, ARRAY_SIZE(watch));
-	fpt_idr_add_rmr(test, &rmrs, 0xc0000000, SZ_8M, fb, ARRAY_SIZE(fb));
-	fpt_idr_add_rmr(test, &rmrs, 0xfe000000, SZ_64K, bmc, ARRAY_SIZE(bmc));
-
+	fpt_idr_add_rmr(test, &rmrs, 0xc0000000, SZ_8M, fpt_rmr_fb,
+			ARRAY_SIZE(fpt_rmr_fb));
+	fpt_idr_add_rmr(test, &rmrs, 0xfe000000, SZ_64K, fpt_rmr_bmc,
+			ARRAY_SIZE(fpt_rmr_bmc));
 	KUNIT_ASSERT_EQ(test, smmuv3_device_reset(&f->smmu), 0);
 	smmuv3_rmr_bypass(&f->smmu, &rmrs);
 	KUNIT_ASSERT_EQ(test, smmuv3_device_enable(&f->smmu, true), 0);
-	for (i = 0; i < ARRAY_SIZE(watch); i++)
-		KUNIT_EXPECT_EQ_MSG(test, f->watch_cfg[i], want[i],
-				    "stream %#x when SMMUEN was set", watch[i]);
-	KUNIT_EXPECT_EQ(test, f->stray, 0);
-	KUNIT_EXPECT_EQ(test, f->bypass_disables, 0);
+	fpt_idr_rmr_check(test, f);
+}
+
+/* Probe's interrupt step: the queue on, the SMMU not yet translating. */
+static int fpt_idr_request_irqs(struct smmuv3_device *smmu, void *data)
+{
+	struct fpt_regs *f = data;
+
+	f->irqs_requested++;
+	return (fpt_regs_get(f, SMMUV3_CR0ACK) & (CR0_CMDQEN | CR0_SMMUEN)) ==
+	       CR0_CMDQEN ? 0 : -EIO;
+}
+
+/*
+ * The same RMRs as probe meets them: in the IORT that describes the SMMU,
+ * read by probe's bring-up (smmuv3_device_start()) between the reset and
+ * SMMUEN, and the IORT's lists put back.
+ */
+static void probe_bypasses_iort_rmr_streams(struct kunit *test)
+{
+	static const struct fpt_iort_rmr iort[] = {
+		{ 0xc0000000, SZ_8M, fpt_rmr_fb, ARRAY_SIZE(fpt_rmr_fb) },
+		{ 0xfe000000, SZ_64K, fpt_rmr_bmc, ARRAY_SIZE(fpt_rmr_bmc) },
+	};
+	struct fpt_regs *f = fpt_idr_rmr_fake(test);
+
+	fpt_iort_set_rmrs(test, f, iort, ARRAY_SIZE(iort));
+	KUNIT_ASSERT_EQ(test, smmuv3_device_start(&f->smmu,
+						  fpt_idr_request_irqs, f,
+						  true), 0);
+	KUNIT_EXPECT_EQ(test, f->irqs_requested, 1);
+	KUNIT_EXPECT_EQ(test, fpt_regs_get(f, SMMUV3_CR0ACK),
+			CR0_CMDQEN | CR0_EVTQEN | CR0_SMMUEN);
+	KUNIT_EXPECT_EQ(test, fpt_iort_lists_held(), 0);
+	fpt_idr_rmr_check(test, f);
 }
 
 /*
@@ -718,6 +771,7 @@ static struct kunit_case fpt_idr_test_cases[] = {
 	KUNIT_CASE(iort_model_gives_upstream_options),
 	KUNIT_CASE(kdump_leaves_event_queue_off),
 	KUNIT_CASE(rmr_streams_bypass_when_enabled),
+	KUNIT_CASE(probe_bypasses_iort_rmr_streams),
 	KUNIT_CASE(stream_table_aligned_for_strtab_base),
 	KUNIT_CASE(level2_table_aligned_as_the_smmu_aligns_it),
 	KUNIT_CASE(walk_outside_memory_is_stray),

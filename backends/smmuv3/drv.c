@@ -137,9 +137,9 @@ static int smmuv3_setup_combined_irq(struct smmuv3_device *smmu,
 					 "flushpol-smmuv3-combined", smmu);
 }
 
-static int smmuv3_request_irqs(struct smmuv3_device *smmu,
-			       struct platform_device *pdev)
+static int smmuv3_request_irqs(struct smmuv3_device *smmu, void *data)
 {
+	struct platform_device *pdev = data;
 	int irq, ret;
 
 	ret = smmuv3_setup_combined_irq(smmu, pdev);
@@ -301,17 +301,10 @@ static int smmuv3_probe(struct platform_device *pdev)
 	snprintf(smmu->name, sizeof(smmu->name), "smmuv3.%d", id);
 
 	/* Disabled on any failure, before devres frees queues and tables. */
-	ret = smmuv3_device_reset(smmu);
-	if (!ret) {
-		smmuv3_rmr_install(smmu);
-		ret = smmuv3_request_irqs(smmu, pdev);
-	}
-	if (!ret)
-		ret = smmuv3_device_enable(smmu, !is_kdump_kernel());
-	if (ret) {
-		smmuv3_device_disable(smmu);
+	ret = smmuv3_device_start(smmu, smmuv3_request_irqs, pdev,
+				  !is_kdump_kernel());
+	if (ret)
 		goto err_id;
-	}
 
 	platform_set_drvdata(pdev, smmu);
 	/* Listed first: registering probes devices, which look us up. */

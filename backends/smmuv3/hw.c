@@ -517,6 +517,37 @@ int smmuv3_device_enable(struct smmuv3_device *smmu, bool events)
 }
 
 /**
+ * smmuv3_device_start() - from reset to translating, as probe brings it up
+ * @smmu: the SMMU, probed, its queues and stream table allocated
+ * @request_irqs: requests its interrupt handlers, once the queues are on
+ * @data: @request_irqs' argument
+ * @events: as smmuv3_device_enable()
+ *
+ * Between the reset (queues on) and SMMUEN, the streams of IORT's
+ * reserved memory ranges get their bypass STEs (rmr.c): from the moment
+ * the SMMU translates, they never abort.
+ *
+ * Return: 0, or the error of the step that failed, the SMMU disabled.
+ */
+int smmuv3_device_start(struct smmuv3_device *smmu,
+			int (*request_irqs)(struct smmuv3_device *smmu,
+					    void *data),
+			void *data, bool events)
+{
+	int ret = smmuv3_device_reset(smmu);
+
+	if (!ret) {
+		smmuv3_rmr_install(smmu);
+		ret = request_irqs(smmu, data);
+	}
+	if (!ret)
+		ret = smmuv3_device_enable(smmu, events);
+	if (ret)
+		smmuv3_device_disable(smmu);
+	return ret;
+}
+
+/**
  * smmuv3_gerror_handler() - the GERROR interrupt, service failure included
  * @irq: its number
  * @dev: the SMMU

@@ -189,6 +189,10 @@ int smmuv3_mark_asid(const struct smmuv3_device *smmu, u32 n);
 u64 smmuv3_q_base(const struct smmuv3_queue *q);
 int smmuv3_device_reset(struct smmuv3_device *smmu);
 int smmuv3_device_enable(struct smmuv3_device *smmu, bool events);
+int smmuv3_device_start(struct smmuv3_device *smmu,
+			int (*request_irqs)(struct smmuv3_device *smmu,
+					    void *data),
+			void *data, bool events);
 int smmuv3_device_disable(struct smmuv3_device *smmu);
 irqreturn_t smmuv3_gerror_handler(int irq, void *dev);
 
