@@ -4,8 +4,10 @@
  * a user would.  Every bad write is refused with the documented errno and
  * changes nothing.
  */
+#include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/ctype.h>
+#include <linux/iommu.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
 
@@ -191,6 +193,81 @@ static void longest_name_written_with_newline(struct kunit *test)
 					    "fifteen_chars_pq\n", 17), -EINVAL);
 }
 
+#define FPT_DEVICES	"/sys/kernel/flushpol/devices/"
+
+static void fpt_group_remove(void *dev)
+{
+	iommu_group_remove_device(dev);
+}
+
+/*
+ * A device attached to a context is listed in its devices/ and in the
+ * root's devices/, with its IOMMU group; it moves with the attach and
+ * goes when it leaves or the context does.
+ */
+static void devices_linked_both_ways(struct kunit *test)
+{
+	struct fpt_rig_cfg rc = { .fmt = ARM_64_LPAE_S1, .threshold = 64 };
+	struct fpt_rig *a = fpt_sysfs_rig(test);
+	struct fpt_rig *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct iommu_group *group;
+	struct device *dev;
+	char buf[64], want[16], link[128], index[160];
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, b, &rc, NULL, 8), 0);
+	dev = kunit_device_register(test, "fpt-links0");
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(dev));
+	group = iommu_group_alloc();
+	KUNIT_ASSERT_FALSE(test, IS_ERR(group));
+	KUNIT_ASSERT_EQ(test, iommu_group_add_device(group, dev), 0);
+	/* The device holds the group now. */
+	iommu_group_put(group);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpt_group_remove,
+							dev), 0);
+	snprintf(want, sizeof(want), "%d\n", iommu_group_id(group));
+	/* Under its bus id: KUnit's names its devices after the test. */
+	snprintf(link, sizeof(link), "devices/%s/uevent", dev_name(dev));
+	snprintf(index, sizeof(index), FPT_DEVICES "%s/threshold",
+		 dev_name(dev));
+	fpt_expect_attr(test, a, "group", "\n");
+
+	fp_context_link_device(a->ctx, dev);
+	KUNIT_EXPECT_GT(test, fpt_ctx_read(a, link, buf,
+					   sizeof(buf)), 0);
+	KUNIT_ASSERT_GT(test, fpt_read_file(index,
+					    buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_STREQ(test, buf, "128\n");
+	fpt_expect_attr(test, a, "group", want);
+
+	fp_context_link_device(b->ctx, dev);
+	KUNIT_EXPECT_EQ(test, fpt_ctx_read(a, link, buf,
+					   sizeof(buf)), -ENOENT);
+	fpt_expect_attr(test, a, "group", "\n");
+	KUNIT_EXPECT_GT(test, fpt_ctx_read(b, link, buf,
+					   sizeof(buf)), 0);
+	KUNIT_ASSERT_GT(test, fpt_read_file(index,
+					    buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_STREQ(test, buf, "64\n");
+	fpt_expect_attr(test, b, "group", want);
+
+	fp_device_unlink(dev);
+	KUNIT_EXPECT_EQ(test, fpt_ctx_read(b, link, buf,
+					   sizeof(buf)), -ENOENT);
+	KUNIT_EXPECT_EQ(test, fpt_read_file(index,
+					    buf, sizeof(buf)), -ENOENT);
+	fpt_expect_attr(test, b, "group", "\n");
+
+	/* A context that goes takes its links with it. */
+	fp_context_link_device(a->ctx, dev);
+	free_io_pgtable_ops(a->ops);
+	a->ops = NULL;
+	fp_context_destroy(a->ctx);
+	a->ctx = NULL;
+	KUNIT_EXPECT_EQ(test, fpt_read_file(index,
+					    buf, sizeof(buf)), -ENOENT);
+}
+
 struct fpt_bad_write {
 	const char *attr;
 	const char *input;
@@ -207,6 +284,8 @@ static const struct fpt_bad_write fpt_bad_writes[] = {
 	{ "policy", "   \t\n", 0, -EINVAL },
 	{ "policy", "bogus\n", 0, -EINVAL },
 	{ "policy", "VA\n", 0, -EINVAL },
+	{ "policy", "Default\n", 0, -EINVAL },
+	{ "policy", "default auto\n", 0, -EINVAL },
 	{ "policy", "va asid\n", 0, -EINVAL },
 	{ "policy", "[va]\n", 0, -EINVAL },
 	{ "policy", "va\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n", 0, -EINVAL },
@@ -247,6 +326,7 @@ static const struct fpt_bad_write fpt_bad_writes[] = {
 	{ "adaptive/crossover", "1\n", 0, -EACCES },
 	{ "backend", "smmuv3\n", 0, -EACCES },
 	{ "strict", "0\n", 0, -EACCES },
+	{ "group", "1\n", 0, -EACCES },
 	{ "stats/tlbi_va", "0\n", 0, -EACCES },
 };
 
@@ -297,6 +377,7 @@ static struct kunit_case fpt_sysfs_test_cases[] = {
 	KUNIT_CASE(threshold_and_reset_accept_good_input),
 	KUNIT_CASE(adaptive_shows_inputs_and_overrides_move_choice),
 	KUNIT_CASE(longest_name_written_with_newline),
+	KUNIT_CASE(devices_linked_both_ways),
 	KUNIT_CASE_PARAM(bad_write_refused_and_nothing_changes,
 			 fpt_bad_gen_params),
 	{}
