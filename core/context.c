@@ -368,7 +368,9 @@ EXPORT_SYMBOL_GPL(fp_context_reset_policy);
  */
 void fp_context_set_lazy(struct fp_context *ctx, const char *policy)
 {
-	WRITE_ONCE(ctx->cfg.lazy, true);
+	if (!xchg(&ctx->cfg.lazy, true))
+		pr_info("%s: lazy now (DMA-FQ): unmaps are queued\n",
+			ctx->name);
 	if (policy)
 		WRITE_ONCE(ctx->backend_policy, policy);
 	if (policy && fp_context_switch(ctx, policy, FP_SWITCH_BACKEND))
@@ -376,6 +378,22 @@ void fp_context_set_lazy(struct fp_context *ctx, const char *policy)
 			policy);
 }
 EXPORT_SYMBOL_GPL(fp_context_set_lazy);
+
+/*
+ * Catch up with a type the IOMMU core changed without telling the backend
+ * (&fp_context_cfg.lazy_policy), before sysfs shows or sets what depends
+ * on it.
+ */
+void fp_context_follow_type(struct fp_context *ctx)
+{
+	const char *policy;
+
+	if (!ctx->cfg.lazy_policy || fp_context_is_lazy(ctx))
+		return;
+	policy = ctx->cfg.lazy_policy(ctx);
+	if (policy)
+		fp_context_set_lazy(ctx, policy);
+}
 
 /**
  * fp_context_set_threshold() - set the per-context threshold

@@ -89,6 +89,7 @@ extern struct mutex fp_contexts_lock;
 extern struct list_head fp_contexts;
 void fp_default_policy(char name[FP_NAME_MAX]);
 unsigned int fp_default_threshold(void);
+void fp_context_follow_type(struct fp_context *ctx);
 
 /* coverage.c */
 /*

@@ -43,6 +43,7 @@ static ssize_t policy_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	struct fp_context *ctx = to_fp_context(kobj);
 
+	fp_context_follow_type(ctx);
 	return fp_policies_show(buf, ctx, rcu_access_pointer(ctx->policy));
 }
 
@@ -55,6 +56,7 @@ static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 	if (!name || !fp_input_clean(buf, count))
 		return -EINVAL;
+	fp_context_follow_type(to_fp_context(kobj));
 	ret = fp_context_set_policy(to_fp_context(kobj), name);
 	return ret ?: count;
 }
@@ -93,7 +95,10 @@ static struct kobj_attribute fp_backend_attr = __ATTR_RO(backend);
 static ssize_t strict_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
-	return sysfs_emit(buf, "%d\n", !fp_context_is_lazy(to_fp_context(kobj)));
+	struct fp_context *ctx = to_fp_context(kobj);
+
+	fp_context_follow_type(ctx);
+	return sysfs_emit(buf, "%d\n", !fp_context_is_lazy(ctx));
 }
 
 static struct kobj_attribute fp_strict_attr = __ATTR_RO(strict);

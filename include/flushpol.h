@@ -80,6 +80,12 @@ struct fp_hw_ops {
  *	for the adaptive policy; 0: FP_TLB_ENTRIES_DEFAULT.  At most
  *	FP_THRESHOLD_MAX.
  * @priv: backend data, returned by fp_context_priv().
+ * @lazy_policy: optional; for a backend whose domain can turn lazy with
+ *	no call into it (the IOMMU core makes a DMA domain DMA-FQ in place
+ *	when its group's type is written): NULL while the context is strict,
+ *	then the policy the backend gives it lazy.  Asked in process context
+ *	whenever sysfs shows or sets the context's type or policy, which
+ *	then follow (fp_context_set_lazy()).
  * @dev: optional; the device the context is created for, named in the
  *	journal.  Devices are linked to the context as they attach
  *	(fp_context_link_device()).
@@ -100,6 +106,7 @@ struct fp_context_cfg {
 	unsigned int walk_ns;
 	unsigned int tlb_entries;
 	void *priv;
+	const char *(*lazy_policy)(const struct fp_context *ctx);
 	struct device *dev;
 };
 

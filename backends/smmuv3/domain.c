@@ -90,6 +90,20 @@ void smmuv3_ste_s1(const struct smmuv3_domain *dom, u64 *ste)
 		 FIELD_PREP(STE_1_SHCFG, STE_1_SHCFG_INCOMING);
 }
 
+/*
+ * A DMA domain the IOMMU core made DMA-FQ in place (a write to its group's
+ * type: iommu_group_store_type() sets the type and starts the flush queue,
+ * with no attach and no call into the driver).
+ */
+static const char *smmuv3_lazy_policy(const struct fp_context *ctx)
+{
+	const struct smmuv3_domain *dom =
+		container_of(fp_context_priv(ctx), struct smmuv3_domain, flush);
+
+	return READ_ONCE(dom->domain.type) == IOMMU_DOMAIN_DMA_FQ ?
+	       SMMUV3_LAZY_POLICY : NULL;
+}
+
 static int smmuv3_domain_init_pgtable(struct smmuv3_domain *dom, bool lazy)
 {
 	struct smmuv3_device *smmu = dom->smmu;
@@ -106,6 +120,7 @@ static int smmuv3_domain_init_pgtable(struct smmuv3_domain *dom, bool lazy)
 				  ril ? "range" : "threshold",
 		.default_threshold = 128,
 		.priv = &dom->flush,
+		.lazy_policy = smmuv3_lazy_policy,
 	};
 
 	dom->cfg = (struct io_pgtable_cfg) {
@@ -152,9 +167,10 @@ struct smmuv3_domain *smmuv3_domain_new(void)
  * @dom is finalised already: only another SMMU's device is refused, and a
  * domain the core has made DMA-FQ since gets a lazy context.  The core
  * may also make a DMA domain DMA-FQ later without attaching it again
- * (iommu_group_store_type()): its context stays strict, which is correct
- * there too, since fp_iotlb_sync() leaves queued gathers to the flush
- * queue's flush_iotlb_all.
+ * (iommu_group_store_type()), telling the driver nothing: until sysfs
+ * next looks (smmuv3_lazy_policy()) its context stays strict, which is
+ * correct there too, since fp_iotlb_sync() leaves queued gathers to the
+ * flush queue's flush_iotlb_all.
  */
 static int smmuv3_domain_refinalise(struct smmuv3_domain *dom,
 				    struct smmuv3_device *smmu, bool lazy)
