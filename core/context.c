@@ -325,6 +325,15 @@ int fp_context_set_policy(struct fp_context *ctx, const char *name)
 }
 EXPORT_SYMBOL_GPL(fp_context_set_policy);
 
+/*
+ * A user's choice made where no module may be loaded (an attach): a
+ * policy not loaded is -EINVAL.
+ */
+int fp_context_set_policy_noload(struct fp_context *ctx, const char *name)
+{
+	return fp_context_switch(ctx, name, FP_SWITCH_USER);
+}
+
 /**
  * fp_context_reset_policy() - hand a context's policy back to its backend
  * @ctx: the context

@@ -90,6 +90,10 @@ extern struct list_head fp_contexts;
 void fp_default_policy(char name[FP_NAME_MAX]);
 unsigned int fp_default_threshold(void);
 void fp_context_follow_type(struct fp_context *ctx);
+int fp_context_set_policy_noload(struct fp_context *ctx, const char *name);
+
+/* devparam.c */
+void fp_device_settings_apply(struct fp_context *ctx, struct device *dev);
 
 /* coverage.c */
 /*

@@ -125,6 +125,7 @@ void fp_context_link_device(struct fp_context *ctx, struct device *dev)
 	else
 		pr_warn("%s: device %s attached, not linked (no memory)\n",
 			ctx->name, dev_name(dev));
+	fp_device_settings_apply(ctx, dev);
 	fp_link_changed(old);
 	fp_link_changed(ctx);
 }

@@ -268,6 +268,63 @@ static void devices_linked_both_ways(struct kunit *test)
 					    buf, sizeof(buf)), -ENOENT);
 }
 
+#define FPT_DEV_PARAM	"/sys/module/flushpol/parameters/device_policy"
+
+static void fpt_restore_dev_param(void *unused)
+{
+	fpt_write_file(FPT_DEV_PARAM, "\n", 1);
+}
+
+/*
+ * flushpol.device_policy= names a device by its bus id: as it attaches,
+ * its context takes the policy and values given.  Junk written at run
+ * time is refused and changes nothing (at load, /init's lifetime checks:
+ * junk entries are skipped).
+ */
+static void device_policy_applied_at_attach(struct kunit *test)
+{
+	static const char *const bad[] = {
+		"x=asid:bogus=1", "x=Asid", "x=asid:threshold=0",
+		"x=asid:threshold=4194305", "x=asid:walk_ns=1000001",
+		"x=asid:tlb_entries=-1", "=asid", "x", "x=asid,y",
+	};
+	struct fpt_rig *rig = fpt_sysfs_rig(test);
+	struct device *dev, *other;
+	char param[128], buf[128];
+	int i, len;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpt_restore_dev_param,
+							NULL), 0);
+	dev = kunit_device_register(test, "fpt-devpol0");
+	other = kunit_device_register(test, "fpt-devpol1");
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(dev));
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(other));
+	len = snprintf(param, sizeof(param),
+		       "%s=asid:threshold=32:walk_ns=200:tlb_entries=64\n",
+		       dev_name(dev));
+	KUNIT_ASSERT_EQ(test, fpt_write_file(FPT_DEV_PARAM, param, len), len);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, fpt_write_file(FPT_DEV_PARAM, bad[i],
+							 strlen(bad[i])),
+				    -EINVAL, "wrote %s", bad[i]);
+	KUNIT_ASSERT_GT(test, fpt_read_file(FPT_DEV_PARAM, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_STREQ(test, buf, param);
+
+	/* Another device changes nothing. */
+	fp_context_link_device(rig->ctx, other);
+	fpt_expect_attr(test, rig, "policy", "[va] asid threshold adaptive\n");
+	fpt_expect_attr(test, rig, "threshold", "128\n");
+
+	fp_context_link_device(rig->ctx, dev);
+	fpt_expect_attr(test, rig, "policy", "va [asid] threshold adaptive\n");
+	fpt_expect_attr(test, rig, "threshold", "32\n");
+	fpt_expect_attr(test, rig, "adaptive/walk_ns", "200\n");
+	fpt_expect_attr(test, rig, "adaptive/tlb_entries", "64\n");
+	fp_device_unlink(dev);
+	fp_device_unlink(other);
+}
+
 struct fpt_bad_write {
 	const char *attr;
 	const char *input;
@@ -378,6 +435,7 @@ static struct kunit_case fpt_sysfs_test_cases[] = {
 	KUNIT_CASE(adaptive_shows_inputs_and_overrides_move_choice),
 	KUNIT_CASE(longest_name_written_with_newline),
 	KUNIT_CASE(devices_linked_both_ways),
+	KUNIT_CASE(device_policy_applied_at_attach),
 	KUNIT_CASE_PARAM(bad_write_refused_and_nothing_changes,
 			 fpt_bad_gen_params),
 	{}

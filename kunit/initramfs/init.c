@@ -224,13 +224,17 @@ static const struct {
 	{ "default_threshold=0x10", "0" },
 	{ "default_threshold=4194305", "0" },
 	{ "default_threshold=18446744073709551616", "0" },
+	{ "device_policy", "" },
+	{ "device_policy=junk,0000:00:02.0=asid:threshold=32,x=Asid,"
+	  "0000:00:03.0=default:walk_ns=0,0000:00:04.0=va:tlb_entries=64",
+	  "0000:00:02.0=asid:threshold=32,0000:00:04.0=va:tlb_entries=64" },
 };
 
 static int n_bad_params;
 
 static void bad_params_ignored(void)
 {
-	char path[96], buf[64], want[32];
+	char path[96], buf[128], want[128];
 	int i, ret;
 
 	for (i = 0; i < (int)ARRAY_SIZE(bad_params); i++) {
