@@ -396,7 +396,14 @@ static int fp_contexts_uevent(const struct kobject *kobj,
 				 env);
 }
 
+/* SUBSYSTEM=flushpol: what a udev rule matches, not the kset's name. */
+static const char *fp_contexts_uevent_name(const struct kobject *kobj)
+{
+	return "flushpol";
+}
+
 static const struct kset_uevent_ops fp_contexts_uevent_ops = {
+	.name = fp_contexts_uevent_name,
 	.uevent = fp_contexts_uevent,
 };
 
