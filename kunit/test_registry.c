@@ -608,6 +608,17 @@ static void unknown_policy_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fp_context_set_threshold(rig->ctx, 0), -EINVAL);
 }
 
+/* What a new context (ASID @asid) shows in @attr. */
+static void fpt_new_ctx_expect(struct kunit *test, u16 asid, const char *attr,
+			       const char *want)
+{
+	struct fpt_rig *rig = fpt_reg_rig(test, asid);
+	char buf[64];
+
+	fpt_ctx_read(rig, attr, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, want);
+}
+
 static void fpt_restore_thr_param(void *unused)
 {
 	fpt_write_file(FPT_THR_PARAM, "0", 1);
@@ -666,7 +677,6 @@ static void default_threshold_param_sets_new_contexts(struct kunit *test)
 		"-1\n", "abc\n", "12abc\n", "4194305\n", "\n",
 		"18446744073709551616\n",
 	};
-	struct fpt_rig *rig;
 	char buf[32];
 	int i;
 
@@ -680,14 +690,10 @@ static void default_threshold_param_sets_new_contexts(struct kunit *test)
 				    -EINVAL, "wrote %s", bad[i]);
 	fpt_read_file(FPT_THR_PARAM, buf, sizeof(buf));
 	KUNIT_EXPECT_STREQ(test, buf, "32\n");
-	rig = fpt_reg_rig(test, 1);
-	fpt_ctx_read(rig, "threshold", buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "32\n");
+	fpt_new_ctx_expect(test, 1, "threshold", "32\n");
 
 	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_THR_PARAM, "0\n", 2), 2);
-	rig = fpt_reg_rig(test, 2);
-	fpt_ctx_read(rig, "threshold", buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "128\n");
+	fpt_new_ctx_expect(test, 2, "threshold", "128\n");
 }
 
 /*
@@ -722,7 +728,6 @@ static void junk_load_options_ignored(struct kunit *test)
 
 static void default_policy_param_picks_new_contexts(struct kunit *test)
 {
-	struct fpt_rig *rig;
 	char buf[64];
 
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpt_restore_param,
@@ -737,15 +742,11 @@ static void default_policy_param_picks_new_contexts(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, buf, "auto\n");
 	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, "asid\n", 5), 5);
 
-	rig = fpt_reg_rig(test, 1);
-	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "va [asid] threshold adaptive\n");
+	fpt_new_ctx_expect(test, 1, "policy", "va [asid] threshold adaptive\n");
 
 	/* A name this context cannot use falls back to the backend's pick. */
 	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, "range", 5), 5);
-	rig = fpt_reg_rig(test, 2);
-	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "[va] asid threshold adaptive\n");
+	fpt_new_ctx_expect(test, 2, "policy", "[va] asid threshold adaptive\n");
 }
 
 static struct kunit_case fpt_registry_test_cases[] = {

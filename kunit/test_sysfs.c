@@ -195,6 +195,22 @@ static void longest_name_written_with_newline(struct kunit *test)
 
 #define FPT_DEVICES	"/sys/kernel/flushpol/devices/"
 
+/*
+ * @rig's context lists the device (its @link exists) and the index leads
+ * to it (@index, the index's threshold file, reads @threshold).
+ */
+static void fpt_expect_linked(struct kunit *test, struct fpt_rig *rig,
+			      const char *link, const char *index,
+			      const char *threshold, const char *group)
+{
+	char buf[64];
+
+	KUNIT_EXPECT_GT(test, fpt_ctx_read(rig, link, buf, sizeof(buf)), 0);
+	KUNIT_ASSERT_GT(test, fpt_read_file(index, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_STREQ(test, buf, threshold);
+	fpt_expect_attr(test, rig, "group", group);
+}
+
 static void fpt_group_remove(void *dev)
 {
 	iommu_group_remove_device(dev);
@@ -233,23 +249,13 @@ static void devices_linked_both_ways(struct kunit *test)
 	fpt_expect_attr(test, a, "group", "\n");
 
 	fp_context_link_device(a->ctx, dev);
-	KUNIT_EXPECT_GT(test, fpt_ctx_read(a, link, buf,
-					   sizeof(buf)), 0);
-	KUNIT_ASSERT_GT(test, fpt_read_file(index,
-					    buf, sizeof(buf)), 0);
-	KUNIT_EXPECT_STREQ(test, buf, "128\n");
-	fpt_expect_attr(test, a, "group", want);
+	fpt_expect_linked(test, a, link, index, "128\n", want);
 
 	fp_context_link_device(b->ctx, dev);
 	KUNIT_EXPECT_EQ(test, fpt_ctx_read(a, link, buf,
 					   sizeof(buf)), -ENOENT);
 	fpt_expect_attr(test, a, "group", "\n");
-	KUNIT_EXPECT_GT(test, fpt_ctx_read(b, link, buf,
-					   sizeof(buf)), 0);
-	KUNIT_ASSERT_GT(test, fpt_read_file(index,
-					    buf, sizeof(buf)), 0);
-	KUNIT_EXPECT_STREQ(test, buf, "64\n");
-	fpt_expect_attr(test, b, "group", want);
+	fpt_expect_linked(test, b, link, index, "64\n", want);
 
 	fp_device_unlink(dev);
 	KUNIT_EXPECT_EQ(test, fpt_ctx_read(b, link, buf,
