@@ -27,6 +27,11 @@ static bool fp_cfg_valid(const struct fp_context_cfg *cfg)
 	       cfg->tlb_entries <= FP_THRESHOLD_MAX;
 }
 
+/* Why a context got its policy: for the journal. */
+static const char *const fp_policy_reasons[] = {
+	"default_policy parameter", "backend's choice", "fallback",
+};
+
 /*
  * Pick the first policy that exists and that this context can use: the
  * default_policy parameter, the backend's choice, va.  Never loads a
@@ -36,26 +41,29 @@ static bool fp_cfg_valid(const struct fp_context_cfg *cfg)
  * passed over, with a message; va is built in and usable by every context.
  * @param is the parameter's value, read before fp_contexts_lock was taken:
  * its lock is every module's parameter lock's class, which a backend may
- * hold while it destroys a context (kunit/holder).
+ * hold while it destroys a context (kunit/holder); NULL leaves it out.
+ * *@why is set to what chose the policy.
  */
 static struct fp_policy *fp_initial_policy(struct fp_context *ctx,
-					   const char *param)
+					   const char *param, const char **why)
 {
-	const char * const names[] = { param, ctx->cfg.default_policy,
+	const char * const names[] = { param, ctx->backend_policy,
 				       fp_policy_va.name };
 	struct fp_policy *pol;
 	int i, err;
 
+	static_assert(ARRAY_SIZE(names) == ARRAY_SIZE(fp_policy_reasons));
 	lockdep_assert_held(&fp_contexts_lock);
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		if (!names[i] || !strcmp(names[i], "auto"))
+		if (!names[i] || fp_policy_name_is_auto(names[i]))
 			continue;
 		pol = fp_policy_get_for(names[i], ctx, &err);
 		if (pol) {
 			ctx->auto_policy = names[i] != param;
+			*why = fp_policy_reasons[i];
 			return pol;
 		}
-		pr_info("%s: policy %s %s, trying the next\n", ctx->name,
+		pr_warn("%s: policy %s %s, trying the next\n", ctx->name,
 			names[i], err == -EOPNOTSUPP ? "not usable here" :
 			"not loaded (not autoloaded for a new context)");
 	}
@@ -115,6 +123,7 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 	char param[FP_NAME_MAX];
 	struct fp_policy *pol;
 	struct fp_context *ctx;
+	const char *why;
 	bool truncated;
 	int ret;
 
@@ -127,7 +136,8 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 	kobject_init(&ctx->kobj, &fp_context_ktype);
 	ctx->cfg = *cfg;
 	mutex_init(&ctx->lock);
-	ctx->threshold = cfg->default_threshold;
+	ctx->threshold = fp_default_threshold() ?: cfg->default_threshold;
+	ctx->backend_policy = cfg->default_policy;
 	truncated = snprintf(ctx->name, sizeof(ctx->name), "%s-%s%u",
 			     cfg->instance, cfg->stage2 ? "vmid" : "asid",
 			     cfg->id) >= sizeof(ctx->name);
@@ -154,7 +164,7 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 	 */
 	fp_default_policy(param);
 	mutex_lock(&fp_contexts_lock);
-	pol = fp_initial_policy(ctx, param);
+	pol = fp_initial_policy(ctx, param, &why);
 	if (pol) {
 		RCU_INIT_POINTER(ctx->policy, pol);
 		fp_context_publish(ctx, truncated);
@@ -166,6 +176,10 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 		ret = -ENOENT;
 		goto err_owner;
 	}
+	pr_info("%s: created%s%s, %s, policy %s (%s), threshold %u\n",
+		ctx->name, cfg->dev ? " for " : "",
+		cfg->dev ? dev_name(cfg->dev) : "",
+		cfg->lazy ? "lazy" : "strict", pol->name, why, ctx->threshold);
 
 	pgtbl_cfg->tlb = &fp_flush_ops;
 	return ctx;
@@ -200,6 +214,7 @@ void fp_context_destroy(struct fp_context *ctx)
 	 * below, or fp_policy_unregister() would let a policy without an
 	 * owner module be freed under us.
 	 */
+	fp_links_drop_context(ctx);
 	if (ctx->in_sysfs)
 		fp_sysfs_del_context(ctx);
 
@@ -223,13 +238,20 @@ void fp_context_destroy(struct fp_context *ctx)
 }
 EXPORT_SYMBOL_GPL(fp_context_destroy);
 
+/* Who asks for a switch. */
+enum fp_switch_by {
+	FP_SWITCH_USER,		/* the context keeps it */
+	FP_SWITCH_BACKEND,	/* only if no user chose the current one */
+	FP_SWITCH_RESET,	/* a user handing the choice back */
+};
+
 /*
  * Install @name in @ctx.  The lookup and the install both under
  * fp_contexts_lock, so that a policy (owner module or not) cannot be
  * withdrawn between them (fp_policy_get_for()).
  */
 static int fp_context_switch(struct fp_context *ctx, const char *name,
-			     bool automatic)
+			     enum fp_switch_by by)
 {
 	struct fp_policy *pol, *old;
 	struct module *old_owner;
@@ -239,13 +261,13 @@ static int fp_context_switch(struct fp_context *ctx, const char *name,
 	pol = fp_policy_get_for(name, ctx, &ret);
 	if (pol) {
 		mutex_lock(&ctx->lock);
-		if (automatic && !ctx->auto_policy) {
+		if (by == FP_SWITCH_BACKEND && !ctx->auto_policy) {
 			/* A backend's choice never overrides a user's. */
 			old = pol;
 		} else {
 			old = rcu_replace_pointer(ctx->policy, pol,
 						  lockdep_is_held(&ctx->lock));
-			ctx->auto_policy = automatic;
+			ctx->auto_policy = by != FP_SWITCH_USER;
 		}
 		/* Read while @old is still registered: it is in use. */
 		old_owner = old->owner;
@@ -254,6 +276,10 @@ static int fp_context_switch(struct fp_context *ctx, const char *name,
 	mutex_unlock(&fp_contexts_lock);
 	if (!pol)
 		return ret;
+	/* Limited: a script switching in a loop must not flood the log. */
+	if (old != pol)
+		pr_info_ratelimited("%s: policy %s -> %s\n", ctx->name,
+				    old->name, pol->name);
 
 	/*
 	 * Calls into @old may still run on other CPUs until now (dispatch.c).
@@ -270,7 +296,8 @@ static int fp_context_switch(struct fp_context *ctx, const char *name,
  * fp_context_set_policy() - switch a context to another policy
  * @ctx: the context
  * @name: a registered policy name, or the name of a policy module that
- *	declares itself with MODULE_FP_POLICY(), loaded if the caller may
+ *	declares itself with MODULE_FP_POLICY(), loaded if the caller may;
+ *	"default" or "auto": the backend's choice (fp_context_reset_policy())
  *
  * Walk flushes in flight finish with the old policy; gathered leaves are
  * flushed by whichever policy is current at iotlb_sync, so no invalidation
@@ -287,13 +314,53 @@ static int fp_context_switch(struct fp_context *ctx, const char *name,
  */
 int fp_context_set_policy(struct fp_context *ctx, const char *name)
 {
-	int ret = fp_context_switch(ctx, name, false);
+	int ret;
 
+	if (fp_policy_name_is_auto(name))
+		return fp_context_reset_policy(ctx);
+	ret = fp_context_switch(ctx, name, FP_SWITCH_USER);
 	if (ret == -EINVAL && fp_policy_request(name))
-		ret = fp_context_switch(ctx, name, false);
+		ret = fp_context_switch(ctx, name, FP_SWITCH_USER);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(fp_context_set_policy);
+
+/*
+ * A user's choice made where no module may be loaded (an attach): a
+ * policy not loaded is -EINVAL.
+ */
+int fp_context_set_policy_noload(struct fp_context *ctx, const char *name)
+{
+	return fp_context_switch(ctx, name, FP_SWITCH_USER);
+}
+
+/**
+ * fp_context_reset_policy() - hand a context's policy back to its backend
+ * @ctx: the context
+ *
+ * The policy becomes the backend's choice (for a lazy context, the one it
+ * gave fp_context_set_lazy()), loaded if the caller may, or else va; and
+ * the backend chooses again as it learns more of the context.
+ *
+ * Context: process context; may sleep (for a module load).
+ * Return: 0, or what fp_context_set_policy() returns for va.
+ */
+int fp_context_reset_policy(struct fp_context *ctx)
+{
+	const char *name = READ_ONCE(ctx->backend_policy);
+	int ret = -EINVAL;
+
+	if (name) {
+		ret = fp_context_switch(ctx, name, FP_SWITCH_RESET);
+		if (ret == -EINVAL && fp_policy_request(name))
+			ret = fp_context_switch(ctx, name, FP_SWITCH_RESET);
+	}
+	if (ret)
+		ret = fp_context_switch(ctx, fp_policy_va.name,
+					FP_SWITCH_RESET);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(fp_context_reset_policy);
 
 /**
  * fp_context_set_lazy() - the context's unmaps are now queued
@@ -310,12 +377,32 @@ EXPORT_SYMBOL_GPL(fp_context_set_policy);
  */
 void fp_context_set_lazy(struct fp_context *ctx, const char *policy)
 {
-	WRITE_ONCE(ctx->cfg.lazy, true);
-	if (policy && fp_context_switch(ctx, policy, true))
+	if (!xchg(&ctx->cfg.lazy, true))
+		pr_info("%s: lazy now (DMA-FQ): unmaps are queued\n",
+			ctx->name);
+	if (policy)
+		WRITE_ONCE(ctx->backend_policy, policy);
+	if (policy && fp_context_switch(ctx, policy, FP_SWITCH_BACKEND))
 		pr_info("%s: lazy, but policy %s not available\n", ctx->name,
 			policy);
 }
 EXPORT_SYMBOL_GPL(fp_context_set_lazy);
+
+/*
+ * Catch up with a type the IOMMU core changed without telling the backend
+ * (&fp_context_cfg.lazy_policy), before sysfs shows or sets what depends
+ * on it.
+ */
+void fp_context_follow_type(struct fp_context *ctx)
+{
+	const char *policy;
+
+	if (!ctx->cfg.lazy_policy || fp_context_is_lazy(ctx))
+		return;
+	policy = ctx->cfg.lazy_policy(ctx);
+	if (policy)
+		fp_context_set_lazy(ctx, policy);
+}
 
 /**
  * fp_context_set_threshold() - set the per-context threshold
@@ -328,6 +415,9 @@ int fp_context_set_threshold(struct fp_context *ctx, unsigned long pages)
 {
 	if (!pages || pages > FP_THRESHOLD_MAX)
 		return -EINVAL;
+	if (READ_ONCE(ctx->threshold) != pages)
+		pr_info_ratelimited("%s: threshold %u -> %lu\n", ctx->name,
+				    READ_ONCE(ctx->threshold), pages);
 	WRITE_ONCE(ctx->threshold, pages);
 	return 0;
 }

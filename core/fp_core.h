@@ -39,8 +39,12 @@ struct fp_context {
 	struct mutex lock;
 	/* The policy is the backend's choice, not a user's (under @lock). */
 	bool auto_policy;
+	/* What the backend chooses now: cfg's, or fp_context_set_lazy()'s. */
+	const char *backend_policy;
 	/* @kobj was added: the context has a sysfs directory. */
 	bool in_sysfs;
+	/* Its devices/ directory, while @in_sysfs. */
+	struct kobject *devices_kobj;
 	unsigned int threshold;
 	struct fp_stats __percpu *stats;
 	struct list_head node;
@@ -64,8 +68,13 @@ static inline void fp_stat_add(struct fp_context *ctx, enum fp_stat s, u64 n)
 	atomic64_add(n, &raw_cpu_ptr(ctx->stats)->v[s]);
 }
 
+/* The default_policy value, and the sysfs word, for the backend's choice. */
+#define FP_POLICY_AUTO	"auto"
+
 /* registry.c */
 const char *fp_policy_name_parse(char buf[FP_NAME_MAX], const char *input);
+bool fp_policy_name_is_auto(const char *name);
+bool fp_policy_registered(const char *name);
 struct fp_policy *fp_policy_get_for(const char *name,
 				    const struct fp_context *ctx, int *err);
 bool fp_policy_request(const char *name);
@@ -79,6 +88,12 @@ void fp_builtin_policies_unregister(void);
 extern struct mutex fp_contexts_lock;
 extern struct list_head fp_contexts;
 void fp_default_policy(char name[FP_NAME_MAX]);
+unsigned int fp_default_threshold(void);
+void fp_context_follow_type(struct fp_context *ctx);
+int fp_context_set_policy_noload(struct fp_context *ctx, const char *name);
+
+/* devparam.c */
+void fp_device_settings_apply(struct fp_context *ctx, struct device *dev);
 
 /* coverage.c */
 /*
@@ -234,7 +249,17 @@ void fp_dispatch_gather(struct fp_context *ctx,
 			const struct iommu_iotlb_gather *gather,
 			struct fp_call *c, bool early);
 
+/* links.c */
+void fp_links_drop_context(struct fp_context *ctx);
+ssize_t fp_links_show_groups(const struct fp_context *ctx, char *buf);
+int fp_context_uevent(const struct fp_context *ctx,
+		      struct kobj_uevent_env *env);
+
 /* sysfs.c */
+bool fp_sysfs_link_device(struct fp_context *ctx, struct device *dev,
+			  bool index);
+void fp_sysfs_unlink_device(struct fp_context *ctx, const char *name,
+			    bool indexed);
 int fp_sysfs_init(void);
 void fp_sysfs_exit(void);
 int fp_sysfs_add_context(struct fp_context *ctx);

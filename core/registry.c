@@ -57,7 +57,16 @@ static struct fp_policy *fp_policy_find(const char *name)
 	return NULL;
 }
 
-/* A name sysfs can select: what fp_policy_name_parse() accepts. */
+/* "auto" and "default" name the backend's choice, never a policy. */
+bool fp_policy_name_is_auto(const char *name)
+{
+	return !strcmp(name, FP_POLICY_AUTO) || !strcmp(name, "default");
+}
+
+/*
+ * A name sysfs can select: what fp_policy_name_parse() accepts, other than
+ * the words for the backend's choice.
+ */
 static bool fp_policy_valid(const struct fp_policy *pol)
 {
 	char buf[FP_NAME_MAX];
@@ -66,7 +75,19 @@ static bool fp_policy_valid(const struct fp_policy *pol)
 	if (!pol->name || !pol->flush_walk || !pol->flush_gather)
 		return false;
 	name = fp_policy_name_parse(buf, pol->name);
-	return name && !strcmp(name, pol->name);
+	return name && !strcmp(name, pol->name) &&
+	       !fp_policy_name_is_auto(name);
+}
+
+/* Whether @name is registered now; it may be withdrawn at once after. */
+bool fp_policy_registered(const char *name)
+{
+	bool found;
+
+	rcu_read_lock();
+	found = fp_policy_find(name);
+	rcu_read_unlock();
+	return found;
 }
 
 /**

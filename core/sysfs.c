@@ -16,6 +16,8 @@
 
 static struct kobject *fp_root;
 static struct kset *fp_contexts_kset;
+/* /sys/kernel/flushpol/devices: a device's bus id -> its context. */
+static struct kobject *fp_devices_kobj;
 
 static struct fp_context *to_fp_context(struct kobject *kobj)
 {
@@ -41,6 +43,7 @@ static ssize_t policy_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	struct fp_context *ctx = to_fp_context(kobj);
 
+	fp_context_follow_type(ctx);
 	return fp_policies_show(buf, ctx, rcu_access_pointer(ctx->policy));
 }
 
@@ -53,6 +56,7 @@ static ssize_t policy_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 	if (!name || !fp_input_clean(buf, count))
 		return -EINVAL;
+	fp_context_follow_type(to_fp_context(kobj));
 	ret = fp_context_set_policy(to_fp_context(kobj), name);
 	return ret ?: count;
 }
@@ -91,16 +95,28 @@ static struct kobj_attribute fp_backend_attr = __ATTR_RO(backend);
 static ssize_t strict_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
-	return sysfs_emit(buf, "%d\n", !fp_context_is_lazy(to_fp_context(kobj)));
+	struct fp_context *ctx = to_fp_context(kobj);
+
+	fp_context_follow_type(ctx);
+	return sysfs_emit(buf, "%d\n", !fp_context_is_lazy(ctx));
 }
 
 static struct kobj_attribute fp_strict_attr = __ATTR_RO(strict);
+
+static ssize_t group_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return fp_links_show_groups(to_fp_context(kobj), buf);
+}
+
+static struct kobj_attribute fp_group_attr = __ATTR_RO(group);
 
 static struct attribute *fp_context_attrs[] = {
 	&fp_policy_attr.attr,
 	&fp_threshold_attr.attr,
 	&fp_backend_attr.attr,
 	&fp_strict_attr.attr,
+	&fp_group_attr.attr,
 	NULL,
 };
 
@@ -320,6 +336,11 @@ int fp_sysfs_add_context(struct fp_context *ctx)
 	ret = kobject_add(&ctx->kobj, NULL, "%s", ctx->name);
 	if (ret)
 		return ret;
+	ctx->devices_kobj = kobject_create_and_add("devices", &ctx->kobj);
+	if (!ctx->devices_kobj) {
+		kobject_del(&ctx->kobj);
+		return -ENOMEM;
+	}
 	kobject_uevent(&ctx->kobj, KOBJ_ADD);
 	return 0;
 }
@@ -328,8 +349,63 @@ int fp_sysfs_add_context(struct fp_context *ctx)
 void fp_sysfs_del_context(struct fp_context *ctx)
 {
 	kobject_uevent(&ctx->kobj, KOBJ_REMOVE);
+	kobject_put(ctx->devices_kobj);
 	kobject_del(&ctx->kobj);
 }
+
+/*
+ * devices/<bus id> in @ctx's directory, and, if @index, the index's
+ * <bus id> -> @ctx.  Returns whether the index's entry was made.
+ */
+bool fp_sysfs_link_device(struct fp_context *ctx, struct device *dev,
+			  bool index)
+{
+	int ret;
+
+	ret = sysfs_create_link(ctx->devices_kobj, &dev->kobj, dev_name(dev));
+	if (ret)
+		pr_warn("%s: no devices/%s link (%d)\n", ctx->name,
+			dev_name(dev), ret);
+	if (!index) {
+		pr_warn("%s: another device is named %s: not in devices/\n",
+			ctx->name, dev_name(dev));
+		return false;
+	}
+	ret = sysfs_create_link(fp_devices_kobj, &ctx->kobj, dev_name(dev));
+	if (ret)
+		pr_warn("%s: no devices/%s link to it (%d)\n", ctx->name,
+			dev_name(dev), ret);
+	return !ret;
+}
+
+void fp_sysfs_unlink_device(struct fp_context *ctx, const char *name,
+			    bool indexed)
+{
+	sysfs_remove_link(ctx->devices_kobj, name);
+	if (indexed)
+		sysfs_remove_link(fp_devices_kobj, name);
+}
+
+static int fp_contexts_uevent(const struct kobject *kobj,
+			      struct kobj_uevent_env *env)
+{
+	/* The kset's own uevents are not a context's. */
+	if (kobj->ktype != &fp_context_ktype)
+		return 0;
+	return fp_context_uevent(container_of(kobj, struct fp_context, kobj),
+				 env);
+}
+
+/* SUBSYSTEM=flushpol: what a udev rule matches, not the kset's name. */
+static const char *fp_contexts_uevent_name(const struct kobject *kobj)
+{
+	return "flushpol";
+}
+
+static const struct kset_uevent_ops fp_contexts_uevent_ops = {
+	.name = fp_contexts_uevent_name,
+	.uevent = fp_contexts_uevent,
+};
 
 int fp_sysfs_init(void)
 {
@@ -343,8 +419,15 @@ int fp_sysfs_init(void)
 	if (ret)
 		goto err_root;
 
-	fp_contexts_kset = kset_create_and_add("contexts", NULL, fp_root);
+	fp_contexts_kset = kset_create_and_add("contexts",
+					       &fp_contexts_uevent_ops, fp_root);
 	if (!fp_contexts_kset) {
+		ret = -ENOMEM;
+		goto err_root;
+	}
+	fp_devices_kobj = kobject_create_and_add("devices", fp_root);
+	if (!fp_devices_kobj) {
+		kset_unregister(fp_contexts_kset);
 		ret = -ENOMEM;
 		goto err_root;
 	}
@@ -357,6 +440,7 @@ err_root:
 
 void fp_sysfs_exit(void)
 {
+	kobject_put(fp_devices_kobj);
 	kset_unregister(fp_contexts_kset);
 	kobject_put(fp_root);
 }

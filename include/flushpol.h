@@ -80,6 +80,15 @@ struct fp_hw_ops {
  *	for the adaptive policy; 0: FP_TLB_ENTRIES_DEFAULT.  At most
  *	FP_THRESHOLD_MAX.
  * @priv: backend data, returned by fp_context_priv().
+ * @lazy_policy: optional; for a backend whose domain can turn lazy with
+ *	no call into it (the IOMMU core makes a DMA domain DMA-FQ in place
+ *	when its group's type is written): NULL while the context is strict,
+ *	then the policy the backend gives it lazy.  Asked in process context
+ *	whenever sysfs shows or sets the context's type or policy, which
+ *	then follow (fp_context_set_lazy()).
+ * @dev: optional; the device the context is created for, named in the
+ *	journal.  Devices are linked to the context as they attach
+ *	(fp_context_link_device()).
  *
  * Software cannot measure @walk_ns and @tlb_entries; both can be
  * overridden in sysfs (adaptive/).
@@ -97,6 +106,8 @@ struct fp_context_cfg {
 	unsigned int walk_ns;
 	unsigned int tlb_entries;
 	void *priv;
+	const char *(*lazy_policy)(const struct fp_context *ctx);
+	struct device *dev;
 };
 
 /*
@@ -201,6 +212,10 @@ enum fp_stat {
 #define FP_POLICY_ALIAS			"flushpol-policy-"
 #define MODULE_FP_POLICY(name)		MODULE_ALIAS(FP_POLICY_ALIAS name)
 
+struct kernel_param;
+int fp_param_refuse(const struct kernel_param *kp, const char *val,
+		    const char *fallback);
+
 int fp_policy_register(struct fp_policy *pol);
 int fp_policy_unregister(struct fp_policy *pol);
 
@@ -208,6 +223,9 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 				     struct io_pgtable_cfg *pgtbl_cfg);
 void fp_context_destroy(struct fp_context *ctx);
 int fp_context_set_policy(struct fp_context *ctx, const char *name);
+int fp_context_reset_policy(struct fp_context *ctx);
+void fp_context_link_device(struct fp_context *ctx, struct device *dev);
+void fp_device_unlink(struct device *dev);
 void fp_context_set_lazy(struct fp_context *ctx, const char *policy);
 int fp_context_set_threshold(struct fp_context *ctx, unsigned long pages);
 int fp_context_set_walk_ns(struct fp_context *ctx, unsigned long ns);

@@ -16,6 +16,8 @@
 #include "fp_rig.h"
 
 #define FPT_PARAM	"/sys/module/flushpol/parameters/default_policy"
+#define FPT_THR_PARAM	"/sys/module/flushpol/parameters/default_threshold"
+#define FPT_RIL_PARAM	"/sys/module/flushpol_smmuv3/parameters/force_no_ril"
 #define FPT_THR_REFCNT	"/sys/module/flushpol_threshold/refcnt"
 
 static void fpt_walk_nop(struct fp_context *ctx, unsigned long iova,
@@ -606,9 +608,126 @@ static void unknown_policy_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fp_context_set_threshold(rig->ctx, 0), -EINVAL);
 }
 
+/* What a new context (ASID @asid) shows in @attr. */
+static void fpt_new_ctx_expect(struct kunit *test, u16 asid, const char *attr,
+			       const char *want)
+{
+	struct fpt_rig *rig = fpt_reg_rig(test, asid);
+	char buf[64];
+
+	fpt_ctx_read(rig, attr, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, want);
+}
+
+static void fpt_restore_thr_param(void *unused)
+{
+	fpt_write_file(FPT_THR_PARAM, "0", 1);
+}
+
+/* The words for the backend's choice are never a policy's name. */
+static void backend_choice_words_not_registrable(struct kunit *test)
+{
+	struct fp_policy pol = {
+		.owner = THIS_MODULE,
+		.flush_walk = fpt_walk_nop, .flush_gather = fpt_gather_nop,
+	};
+
+	static const char *const words[] = { "auto", "default" };
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(words); i++) {
+		pol.name = words[i];
+		ret = fp_policy_register(&pol);
+		/* @pol is on the stack: never leave it registered. */
+		if (!ret)
+			fp_policy_unregister(&pol);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "registered %s",
+				    words[i]);
+	}
+}
+
+/*
+ * "default" and "auto" hand the choice back to the backend: for a lazy
+ * context, the policy its backend gave it when it became lazy.
+ */
+static void default_returns_context_to_backend_choice(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_reg_rig(test, 1);
+	char buf[64];
+
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, "asid"), 0);
+	fp_context_set_lazy(rig->ctx, "nonstrict");
+	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "va [asid] nonstrict threshold adaptive\n");
+
+	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "default\n", 8), 8);
+	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "va asid [nonstrict] threshold adaptive\n");
+
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, "threshold"), 0);
+	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "auto", 4), 4);
+	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "va asid [nonstrict] threshold adaptive\n");
+}
+
+/* Bad run-time writes are refused and change nothing; 0 is the backend's. */
+static void default_threshold_param_sets_new_contexts(struct kunit *test)
+{
+	static const char *const bad[] = {
+		"-1\n", "abc\n", "12abc\n", "4194305\n", "\n",
+		"18446744073709551616\n",
+	};
+	char buf[32];
+	int i;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpt_restore_thr_param,
+							NULL), 0);
+	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_THR_PARAM, "32\n", 3), 3);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, fpt_write_file(FPT_THR_PARAM, bad[i],
+							 strlen(bad[i])),
+				    -EINVAL, "wrote %s", bad[i]);
+	fpt_read_file(FPT_THR_PARAM, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "32\n");
+	fpt_new_ctx_expect(test, 1, "threshold", "32\n");
+
+	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_THR_PARAM, "0\n", 2), 2);
+	fpt_new_ctx_expect(test, 2, "threshold", "128\n");
+}
+
+/*
+ * scripts/kunit.sh boots with junk in every option of flushpol and
+ * flushpol_smmuv3 (FPT_JUNK_ARGS there): both loaded, this module with
+ * them, and each option kept its default.  The script checks the warnings.
+ */
+static void junk_load_options_ignored(struct kunit *test)
+{
+	static const char *const junk[] = {
+		"flushpol.default_policy=Bad!Name",
+		"flushpol.default_threshold=12abc",
+		"flushpol_smmuv3.force_no_ril=maybe",
+	};
+	char *cmdline = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	char buf[32];
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, cmdline);
+	KUNIT_ASSERT_GT(test, fpt_read_file("/proc/cmdline", cmdline,
+					    PAGE_SIZE), 0);
+	for (i = 0; i < ARRAY_SIZE(junk); i++)
+		KUNIT_ASSERT_NOT_NULL_MSG(test, strstr(cmdline, junk[i]),
+					  "booted without %s", junk[i]);
+	fpt_read_file(FPT_THR_PARAM, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "0\n");
+	fpt_read_file(FPT_RIL_PARAM, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "N\n");
+	fpt_read_file(FPT_PARAM, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "auto\n");
+}
+
 static void default_policy_param_picks_new_contexts(struct kunit *test)
 {
-	struct fpt_rig *rig;
 	char buf[64];
 
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpt_restore_param,
@@ -618,16 +737,16 @@ static void default_policy_param_picks_new_contexts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, "\t\n", 2), -EINVAL);
 	fpt_read_file(FPT_PARAM, buf, sizeof(buf));
 	KUNIT_EXPECT_STREQ(test, buf, "asid\n");
+	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, "default\n", 8), 8);
+	fpt_read_file(FPT_PARAM, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "auto\n");
+	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, "asid\n", 5), 5);
 
-	rig = fpt_reg_rig(test, 1);
-	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "va [asid] threshold adaptive\n");
+	fpt_new_ctx_expect(test, 1, "policy", "va [asid] threshold adaptive\n");
 
 	/* A name this context cannot use falls back to the backend's pick. */
 	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, "range", 5), 5);
-	rig = fpt_reg_rig(test, 2);
-	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "[va] asid threshold adaptive\n");
+	fpt_new_ctx_expect(test, 2, "policy", "[va] asid threshold adaptive\n");
 }
 
 static struct kunit_case fpt_registry_test_cases[] = {
@@ -643,6 +762,10 @@ static struct kunit_case fpt_registry_test_cases[] = {
 	KUNIT_CASE(context_pins_threshold_module),
 	KUNIT_CASE(unknown_policy_refused),
 	KUNIT_CASE(default_policy_param_picks_new_contexts),
+	KUNIT_CASE(backend_choice_words_not_registrable),
+	KUNIT_CASE(default_returns_context_to_backend_choice),
+	KUNIT_CASE(default_threshold_param_sets_new_contexts),
+	KUNIT_CASE(junk_load_options_ignored),
 	{}
 };
 

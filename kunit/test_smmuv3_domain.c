@@ -310,11 +310,46 @@ static void tables_of_unflushed_domain_leaked(struct kunit *test)
 	ida_destroy(&smmu->asids);
 }
 
+/*
+ * echo DMA-FQ > /sys/kernel/iommu_groups/N/type: the IOMMU core sets the
+ * domain's type and starts its flush queue, calling nothing of the
+ * driver's (iommu_group_store_type()).  The context's sysfs follows as it
+ * is next read: lazy, on the backend's lazy policy.
+ */
+static void context_follows_group_type_change(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_domain_fake(test);
+	struct smmuv3_domain *dom;
+	char path[96], buf[96];
+
+	f->smmu.asid_max = 2;
+	dom = fpt_domain(test, &f->smmu);
+	dom->domain.type = IOMMU_DOMAIN_DMA;
+	snprintf(path, sizeof(path), "/sys/kernel/flushpol/contexts/fpt-v3-asid%u/strict",
+		 dom->flush.asid);
+	KUNIT_ASSERT_GT(test, fpt_read_file(path, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_STREQ(test, buf, "1\n");
+	KUNIT_EXPECT_FALSE(test, fp_context_is_lazy(dom->ctx));
+
+	WRITE_ONCE(dom->domain.type, IOMMU_DOMAIN_DMA_FQ);
+	KUNIT_ASSERT_GT(test, fpt_read_file(path, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_STREQ(test, buf, "0\n");
+	KUNIT_EXPECT_TRUE(test, fp_context_is_lazy(dom->ctx));
+	snprintf(path, sizeof(path), "/sys/kernel/flushpol/contexts/fpt-v3-asid%u/policy",
+		 dom->flush.asid);
+	KUNIT_ASSERT_GT(test, fpt_read_file(path, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_STREQ(test, buf, "va asid [nonstrict] threshold adaptive\n");
+
+	smmuv3_domain_destroy(dom);
+	ida_destroy(&f->smmu.asids);
+}
+
 static struct kunit_case fpt_domain_cases[] = {
 	KUNIT_CASE(asid_of_unflushed_domain_not_reused),
 	KUNIT_CASE(asid_reused_after_teardown_sees_nothing_stale),
 	KUNIT_CASE(asid_retired_by_final_flush_not_by_statistic),
 	KUNIT_CASE(tables_of_unflushed_domain_leaked),
+	KUNIT_CASE(context_follows_group_type_change),
 	{}
 };
 

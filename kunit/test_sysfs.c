@@ -4,8 +4,10 @@
  * a user would.  Every bad write is refused with the documented errno and
  * changes nothing.
  */
+#include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/ctype.h>
+#include <linux/iommu.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
 
@@ -191,6 +193,144 @@ static void longest_name_written_with_newline(struct kunit *test)
 					    "fifteen_chars_pq\n", 17), -EINVAL);
 }
 
+#define FPT_DEVICES	"/sys/kernel/flushpol/devices/"
+
+/*
+ * @rig's context lists the device (its @link exists) and the index leads
+ * to it (@index, the index's threshold file, reads @threshold).
+ */
+static void fpt_expect_linked(struct kunit *test, struct fpt_rig *rig,
+			      const char *link, const char *index,
+			      const char *threshold, const char *group)
+{
+	char buf[64];
+
+	KUNIT_EXPECT_GT(test, fpt_ctx_read(rig, link, buf, sizeof(buf)), 0);
+	KUNIT_ASSERT_GT(test, fpt_read_file(index, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_STREQ(test, buf, threshold);
+	fpt_expect_attr(test, rig, "group", group);
+}
+
+static void fpt_group_remove(void *dev)
+{
+	iommu_group_remove_device(dev);
+}
+
+/*
+ * A device attached to a context is listed in its devices/ and in the
+ * root's devices/, with its IOMMU group; it moves with the attach and
+ * goes when it leaves or the context does.
+ */
+static void devices_linked_both_ways(struct kunit *test)
+{
+	struct fpt_rig_cfg rc = { .fmt = ARM_64_LPAE_S1, .threshold = 64 };
+	struct fpt_rig *a = fpt_sysfs_rig(test);
+	struct fpt_rig *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct iommu_group *group;
+	struct device *dev;
+	char buf[64], want[16], link[128], index[160];
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, b, &rc, NULL, 8), 0);
+	dev = kunit_device_register(test, "fpt-links0");
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(dev));
+	group = iommu_group_alloc();
+	KUNIT_ASSERT_FALSE(test, IS_ERR(group));
+	KUNIT_ASSERT_EQ(test, iommu_group_add_device(group, dev), 0);
+	/* The device holds the group now. */
+	iommu_group_put(group);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpt_group_remove,
+							dev), 0);
+	snprintf(want, sizeof(want), "%d\n", iommu_group_id(group));
+	/* Under its bus id: KUnit's names its devices after the test. */
+	snprintf(link, sizeof(link), "devices/%s/uevent", dev_name(dev));
+	snprintf(index, sizeof(index), FPT_DEVICES "%s/threshold",
+		 dev_name(dev));
+	fpt_expect_attr(test, a, "group", "\n");
+
+	fp_context_link_device(a->ctx, dev);
+	fpt_expect_linked(test, a, link, index, "128\n", want);
+
+	fp_context_link_device(b->ctx, dev);
+	KUNIT_EXPECT_EQ(test, fpt_ctx_read(a, link, buf,
+					   sizeof(buf)), -ENOENT);
+	fpt_expect_attr(test, a, "group", "\n");
+	fpt_expect_linked(test, b, link, index, "64\n", want);
+
+	fp_device_unlink(dev);
+	KUNIT_EXPECT_EQ(test, fpt_ctx_read(b, link, buf,
+					   sizeof(buf)), -ENOENT);
+	KUNIT_EXPECT_EQ(test, fpt_read_file(index,
+					    buf, sizeof(buf)), -ENOENT);
+	fpt_expect_attr(test, b, "group", "\n");
+
+	/* A context that goes takes its links with it. */
+	fp_context_link_device(a->ctx, dev);
+	free_io_pgtable_ops(a->ops);
+	a->ops = NULL;
+	fp_context_destroy(a->ctx);
+	a->ctx = NULL;
+	KUNIT_EXPECT_EQ(test, fpt_read_file(index,
+					    buf, sizeof(buf)), -ENOENT);
+}
+
+#define FPT_DEV_PARAM	"/sys/module/flushpol/parameters/device_policy"
+
+static void fpt_restore_dev_param(void *unused)
+{
+	fpt_write_file(FPT_DEV_PARAM, "\n", 1);
+}
+
+/*
+ * flushpol.device_policy= names a device by its bus id: as it attaches,
+ * its context takes the policy and values given.  Junk written at run
+ * time is refused and changes nothing (at load, /init's lifetime checks:
+ * junk entries are skipped).
+ */
+static void device_policy_applied_at_attach(struct kunit *test)
+{
+	static const char *const bad[] = {
+		"x=asid:bogus=1", "x=Asid", "x=asid:threshold=0",
+		"x=asid:threshold=4194305", "x=asid:walk_ns=1000001",
+		"x=asid:tlb_entries=-1", "=asid", "x", "x=asid,y",
+	};
+	struct fpt_rig *rig = fpt_sysfs_rig(test);
+	struct device *dev, *other;
+	char param[128], buf[128];
+	int i, len;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpt_restore_dev_param,
+							NULL), 0);
+	dev = kunit_device_register(test, "fpt-devpol0");
+	other = kunit_device_register(test, "fpt-devpol1");
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(dev));
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(other));
+	len = snprintf(param, sizeof(param),
+		       "%s=asid:threshold=32:walk_ns=200:tlb_entries=64\n",
+		       dev_name(dev));
+	KUNIT_ASSERT_EQ(test, fpt_write_file(FPT_DEV_PARAM, param, len), len);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, fpt_write_file(FPT_DEV_PARAM, bad[i],
+							 strlen(bad[i])),
+				    -EINVAL, "wrote %s", bad[i]);
+	KUNIT_ASSERT_GT(test, fpt_read_file(FPT_DEV_PARAM, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_STREQ(test, buf, param);
+
+	/* Another device changes nothing. */
+	fp_context_link_device(rig->ctx, other);
+	fpt_expect_attr(test, rig, "policy", "[va] asid threshold adaptive\n");
+	fpt_expect_attr(test, rig, "threshold", "128\n");
+
+	fp_context_link_device(rig->ctx, dev);
+	fpt_expect_attr(test, rig, "policy", "va [asid] threshold adaptive\n");
+	fpt_expect_attr(test, rig, "threshold", "32\n");
+	fpt_expect_attr(test, rig, "adaptive/walk_ns", "200\n");
+	fpt_expect_attr(test, rig, "adaptive/tlb_entries", "64\n");
+	fp_device_unlink(dev);
+	fp_device_unlink(other);
+}
+
 struct fpt_bad_write {
 	const char *attr;
 	const char *input;
@@ -207,6 +347,8 @@ static const struct fpt_bad_write fpt_bad_writes[] = {
 	{ "policy", "   \t\n", 0, -EINVAL },
 	{ "policy", "bogus\n", 0, -EINVAL },
 	{ "policy", "VA\n", 0, -EINVAL },
+	{ "policy", "Default\n", 0, -EINVAL },
+	{ "policy", "default auto\n", 0, -EINVAL },
 	{ "policy", "va asid\n", 0, -EINVAL },
 	{ "policy", "[va]\n", 0, -EINVAL },
 	{ "policy", "va\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n", 0, -EINVAL },
@@ -247,6 +389,7 @@ static const struct fpt_bad_write fpt_bad_writes[] = {
 	{ "adaptive/crossover", "1\n", 0, -EACCES },
 	{ "backend", "smmuv3\n", 0, -EACCES },
 	{ "strict", "0\n", 0, -EACCES },
+	{ "group", "1\n", 0, -EACCES },
 	{ "stats/tlbi_va", "0\n", 0, -EACCES },
 };
 
@@ -297,6 +440,8 @@ static struct kunit_case fpt_sysfs_test_cases[] = {
 	KUNIT_CASE(threshold_and_reset_accept_good_input),
 	KUNIT_CASE(adaptive_shows_inputs_and_overrides_move_choice),
 	KUNIT_CASE(longest_name_written_with_newline),
+	KUNIT_CASE(devices_linked_both_ways),
+	KUNIT_CASE(device_policy_applied_at_attach),
 	KUNIT_CASE_PARAM(bad_write_refused_and_nothing_changes,
 			 fpt_bad_gen_params),
 	{}

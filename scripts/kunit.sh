@@ -97,7 +97,12 @@ suites=(flushpol_counts flushpol_model flushpol_oracle flushpol_switch
 	flushpol_smmuv3_idr flushpol_upstream_counts flushpol_holes)
 # Module parameters and KUnit's filter go on the kernel command line, where
 # /init finds them as modprobe would; @lifetime is for /init itself.
-cmdline=()
+# Junk in every option of flushpol and flushpol_smmuv3, as an operator's
+# typo would be: each must load all the same, with a warning
+# (flushpol_registry's junk_load_options_ignored; checked below).
+junk_args=(flushpol.default_policy=Bad!Name flushpol.default_threshold=12abc
+	   flushpol_smmuv3.force_no_ril=maybe)
+cmdline=("${junk_args[@]}")
 init_args=(@lifetime:36)
 limit=900
 # Under TCG (arm64) the kernel's hung-task detector (120 s, not settable
@@ -130,7 +135,7 @@ arm64_args=(flushpol_kunit.stress_max_pages=1024
 arm64_full=(flushpol_kunit.stress_round_secs=10
 	    rcupdate.rcu_cpu_stall_timeout=110)
 if [ "$arch" = arm64 ]; then
-	cmdline=("${arm64_args[@]}"
+	cmdline=("${junk_args[@]}" "${arm64_args[@]}"
 		 flushpol_kunit.stress_round_ops=4
 		 flushpol_kunit.stress_max_pages=128
 		 "flushpol_kunit.stress_ops=${FP_ARM64_STRESS_OPS:-24}")
@@ -429,6 +434,11 @@ if [ -n "${init_args[*]}" ] && ! grep -q FLUSHPOL-LIFETIME-OK "$out/ktap.log"; t
 		tail -40 "$out/console.log" >&2
 	fail "module lifetime checks"
 fi
+for j in ${cmdline[@]+"${cmdline[@]}"}; do
+	[[ " ${junk_args[*]} " = *" $j "* ]] || continue
+	grep -qF "${j%%=*}=${j#*=} is not valid: ignored" "$out/console.log" ||
+		fail "no warning for $j"
+done
 if ! grep -q FLUSHPOL-INSMOD-OK "$out/ktap.log"; then
 	tail -40 "$out/console.log" >&2
 	fail "modules did not all load"

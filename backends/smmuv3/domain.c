@@ -23,7 +23,22 @@
 #define SMMUV3_ASID_MIN	1
 
 bool force_no_ril;
-module_param(force_no_ril, bool, 0644);
+
+/* Junk at load is warned about, not a failed load: no SMMU driver then. */
+static int smmuv3_force_no_ril_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	return param_set_bool(val, kp) ?
+	       fp_param_refuse(kp, val, force_no_ril ? "1" : "0") : 0;
+}
+
+/* NOARG, as a bool's: a bare force_no_ril means 1. */
+static const struct kernel_param_ops smmuv3_force_no_ril_ops = {
+	.flags = KERNEL_PARAM_OPS_FL_NOARG,
+	.set = smmuv3_force_no_ril_set,
+	.get = param_get_bool,
+};
+module_param_cb(force_no_ril, &smmuv3_force_no_ril_ops, &force_no_ril, 0644);
 MODULE_PARM_DESC(force_no_ril,
 		 "Ignore IDR3.RIL in domains created from now on: invalidate by single address, as SMMUv3.0-3.1 must");
 
@@ -75,6 +90,20 @@ void smmuv3_ste_s1(const struct smmuv3_domain *dom, u64 *ste)
 		 FIELD_PREP(STE_1_SHCFG, STE_1_SHCFG_INCOMING);
 }
 
+/*
+ * A DMA domain the IOMMU core made DMA-FQ in place (a write to its group's
+ * type: iommu_group_store_type() sets the type and starts the flush queue,
+ * with no attach and no call into the driver).
+ */
+static const char *smmuv3_lazy_policy(const struct fp_context *ctx)
+{
+	const struct smmuv3_domain *dom =
+		container_of(fp_context_priv(ctx), struct smmuv3_domain, flush);
+
+	return READ_ONCE(dom->domain.type) == IOMMU_DOMAIN_DMA_FQ ?
+	       SMMUV3_LAZY_POLICY : NULL;
+}
+
 static int smmuv3_domain_init_pgtable(struct smmuv3_domain *dom, bool lazy)
 {
 	struct smmuv3_device *smmu = dom->smmu;
@@ -91,6 +120,7 @@ static int smmuv3_domain_init_pgtable(struct smmuv3_domain *dom, bool lazy)
 				  ril ? "range" : "threshold",
 		.default_threshold = 128,
 		.priv = &dom->flush,
+		.lazy_policy = smmuv3_lazy_policy,
 	};
 
 	dom->cfg = (struct io_pgtable_cfg) {
@@ -137,9 +167,10 @@ struct smmuv3_domain *smmuv3_domain_new(void)
  * @dom is finalised already: only another SMMU's device is refused, and a
  * domain the core has made DMA-FQ since gets a lazy context.  The core
  * may also make a DMA domain DMA-FQ later without attaching it again
- * (iommu_group_store_type()): its context stays strict, which is correct
- * there too, since fp_iotlb_sync() leaves queued gathers to the flush
- * queue's flush_iotlb_all.
+ * (iommu_group_store_type()), telling the driver nothing: until sysfs
+ * next looks (smmuv3_lazy_policy()) its context stays strict, which is
+ * correct there too, since fp_iotlb_sync() leaves queued gathers to the
+ * flush queue's flush_iotlb_all.
  */
 static int smmuv3_domain_refinalise(struct smmuv3_domain *dom,
 				    struct smmuv3_device *smmu, bool lazy)

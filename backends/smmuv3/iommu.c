@@ -47,6 +47,7 @@ static int smmuv3_attach_identity(struct iommu_domain *domain,
 
 	smmuv3_ste_bypass(ste);
 	smmuv3_master_install(dev, ste);
+	fp_device_unlink(dev);
 	return 0;
 }
 
@@ -72,6 +73,7 @@ static int smmuv3_attach_blocked(struct iommu_domain *domain,
 
 	smmuv3_ste_abort(ste);
 	smmuv3_master_install(dev, ste);
+	fp_device_unlink(dev);
 	return 0;
 }
 
@@ -143,6 +145,7 @@ static int smmuv3_attach_paging(struct iommu_domain *domain,
 
 	smmuv3_ste_s1(dom, ste);
 	smmuv3_master_install(dev, ste);
+	fp_context_link_device(dom->ctx, dev);
 	return 0;
 }
 
