@@ -199,6 +199,12 @@ static void load_unload(const int *order, const int *unorder)
 		       "a module stayed loaded", m);
 }
 
+/* The entries of a device_policy with junk between them, and what is kept. */
+#define FP_DEVICE_POLICY_JUNK						\
+	"device_policy=junk,0000:00:02.0=asid:threshold=32,x=Asid,0000:00:03.0=default:walk_ns=0,0000:00:04.0=va:tlb_entries=64"
+#define FP_DEVICE_POLICY_KEPT						\
+	"0000:00:02.0=asid:threshold=32,0000:00:04.0=va:tlb_entries=64"
+
 /*
  * Junk in a parameter of flushpol's, at load time: a failed load would
  * leave the machine without its IOMMU driver (flushpol_smmuv3 needs
@@ -225,9 +231,7 @@ static const struct {
 	{ "default_threshold=4194305", "0" },
 	{ "default_threshold=18446744073709551616", "0" },
 	{ "device_policy", "" },
-	{ "device_policy=junk,0000:00:02.0=asid:threshold=32,x=Asid,"
-	  "0000:00:03.0=default:walk_ns=0,0000:00:04.0=va:tlb_entries=64",
-	  "0000:00:02.0=asid:threshold=32,0000:00:04.0=va:tlb_entries=64" },
+	{ FP_DEVICE_POLICY_JUNK, FP_DEVICE_POLICY_KEPT },
 };
 
 static int n_bad_params;
