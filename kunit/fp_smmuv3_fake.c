@@ -275,6 +275,11 @@ static u32 fpt_v3_read_reg(struct smmuv3_cmdq *cmdq, unsigned int off)
 	switch (off) {
 	case SMMUV3_CMDQ_CONS:
 		f->reads++;
+		if (f->cons_overrides) {
+			f->cons_overrides--;
+			val = f->cons_override;
+			break;
+		}
 		if (f->halted && ++f->halted_reads > FPT_V3_LIVELOCK) {
 			f->livelock = true;
 			f->gerror ^= (f->gerror ^ f->gerrorn) & GERROR_CMDQ_ERR;
@@ -573,6 +578,21 @@ void fpt_v3_fake_stop_consumer(struct fpt_v3_fake *f)
 	kfree(f->consumer_data);
 	f->consumer = NULL;
 	f->consumer_data = NULL;
+}
+
+/*
+ * The next @n CMDQ_CONS reads return @val, not what the SMMU would say:
+ * all-ones from a read the interconnect failed, or a stale value.
+ */
+void fpt_v3_fake_cons_override(struct fpt_v3_fake *f, u32 val,
+			       unsigned int n)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&f->lock, flags);
+	f->cons_override = val;
+	f->cons_overrides = n;
+	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 
 /* Another global error happens: its GERROR bits toggle. */

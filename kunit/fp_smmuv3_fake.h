@@ -113,6 +113,10 @@ struct fpt_v3_hooks {
  * @eager: perform each TLBI as it is consumed, the earliest the
  *	architecture allows: a device refilling through a cached
  *	configuration then refills after it, as the architecture also allows
+ * @cons_override: what the next @cons_overrides CMDQ_CONS reads return
+ *	instead of the SMMU's: all-ones, as a read that failed on the bus
+ *	returns, or a stale value; such a read does not reach the SMMU
+ * @cons_overrides: how many reads are left to override
  * @real_delay: a back-off step waits (udelay) and may reschedule, for
  *	tests whose consumer runs in a thread of its own
  * @consumer: that thread, if started
@@ -148,6 +152,8 @@ struct fpt_v3_fake {
 	u64 published, consumed_pos;
 	const struct fpt_v3_hooks *hooks;
 	bool eager;
+	u32 cons_override;
+	unsigned int cons_overrides;
 	bool real_delay;
 	struct task_struct *consumer;
 	void *consumer_data;
@@ -172,6 +178,8 @@ void fpt_v3_fake_ste(struct fpt_v3_fake *f, u32 sid, struct fpm_ctx *mc);
 struct fpm_ctx *fpt_v3_fake_cached(struct fpt_v3_fake *f, u32 sid);
 int fpt_v3_fake_start_consumer(struct fpt_v3_fake *f, unsigned int per_run);
 void fpt_v3_fake_stop_consumer(struct fpt_v3_fake *f);
+void fpt_v3_fake_cons_override(struct fpt_v3_fake *f, u32 val,
+			       unsigned int n);
 void fpt_v3_fake_raise_gerror(struct fpt_v3_fake *f, u32 bits);
 u32 fpt_v3_fake_active_gerror(struct fpt_v3_fake *f);
 u64 fpt_v3_fake_slot(struct fpt_v3_fake *f, u32 reg);

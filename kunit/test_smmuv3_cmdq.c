@@ -1000,6 +1000,48 @@ static void messages_printed_with_no_queue_lock_held(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fpt_console_under_lock, 0);
 }
 
+/*
+ * CMDQ_CONS reads all-ones (a read the interconnect failed), whose index
+ * bits name a position between what the SMMU consumed and what was
+ * published; or a stale value, behind the shared position.  Neither may
+ * move the shared consumer position: a producer would take the slot of a
+ * command not yet read, and a waiter return before its CMD_SYNC.
+ */
+static void implausible_cmdq_cons_moves_nothing(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 4, 64);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	u32 n = BIT(cmdq->q.shift);
+
+	cmdq->timeout_us = 100;
+	fpt_cmdq_tlbi(f, n - 1);
+	KUNIT_ASSERT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_ASSERT_EQ(test, cmdq->cons, n);
+	/* A full queue, unread: positions n to 2n - 1, all published. */
+	fpt_v3_fake_set(f, 0);
+	fpt_cmdq_tlbi(f, n);
+	KUNIT_ASSERT_EQ(test, cmdq->published, 2 * n);
+
+	/* All-ones: index n - 1, wrap set, so position 2n - 1. */
+	fpt_v3_fake_cons_override(f, U32_MAX, 1);
+	fpt_cmdq_tlbi(f, 1);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, n);
+	KUNIT_EXPECT_EQ(test, cmdq->prod, 2 * n);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 1);
+
+	/* Stale: index n - 1, wrap clear, a lap behind the shared position. */
+	fpt_v3_fake_cons_override(f, n - 1, 1);
+	fpt_cmdq_tlbi(f, 1);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, n);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 2);
+
+	fpt_v3_fake_set(f, 64);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->rewritten, 0);
+	KUNIT_EXPECT_EQ(test, f->overflow, 0);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -1020,6 +1062,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(slow_smmu_late_in_a_bound_is_not_marked_wedged),
 	KUNIT_CASE(half_queue_published_commands_are_complete),
 	KUNIT_CASE_SLOW(messages_printed_with_no_queue_lock_held),
+	KUNIT_CASE(implausible_cmdq_cons_moves_nothing),
 	{}
 };
 

@@ -110,16 +110,26 @@ static bool cmd_is_sync(const u64 *cmd)
 /*
  * What the SMMU has consumed, from any CPU, with no lock.  CMDQ_CONS
  * cannot pass what was published, and the shared position was true when
- * read: so CMDQ_CONS is less than twice the queue ahead of it, unless this
- * CPU was held up between the two reads for a lap or more, when the sum
- * falls short of the truth by whole laps.  Either way the result is at
- * most the truth, and the shared position only grows.
+ * read, before CMDQ_CONS was: so CMDQ_CONS is less than twice the queue
+ * ahead of it, unless this CPU was held up between the two reads for a
+ * lap or more, when the sum falls short of the truth by whole laps.
+ * Either way the result is at most the truth, and the shared position
+ * only grows.  Read the other way round, the shared position could be
+ * another CPU's, newer than this CMDQ_CONS, and the sum a lap ahead of the
+ * SMMU.  A value with reserved bits set (all-ones: a read the interconnect
+ * failed) says nothing of the SMMU, whatever its index bits; one outside
+ * [shared position, published] is stale or garbage: both are ignored.
  */
 static u64 cmdq_poll_cons(struct smmuv3_cmdq *cmdq)
 {
 	u64 old = READ_ONCE(cmdq->cons), new, seen;
-	u32 hw = cmdq_read(cmdq, SMMUV3_CMDQ_CONS);
+	u32 hw;
 
+	/* The MMIO read must not be performed before the load of @cons. */
+	rmb();
+	hw = cmdq_read(cmdq, SMMUV3_CMDQ_CONS);
+	if (hw & ~(CMDQ_CONS_ERR | cmdq_reg(cmdq, U64_MAX)))
+		return old;
 	new = old + cmdq_reg(cmdq, hw - cmdq_reg(cmdq, old));
 	if (new > READ_ONCE(cmdq->published))
 		return old;
