@@ -217,6 +217,19 @@ static bool fpt_v3_wedged(struct fpt_v3_fake *f)
 	return f->wedge && f->consumed_pos >= f->wedge_at;
 }
 
+/*
+ * Global errors @bits happen: those not active toggle in GERROR and raise
+ * the interrupt; an active one is not raised again (IHI 0070, GERROR).
+ */
+static void fpt_v3_gerror(struct fpt_v3_fake *f, u32 bits)
+{
+	u32 fresh = bits & ~(f->gerror ^ f->gerrorn);
+
+	f->gerror ^= fresh;
+	if (fresh)
+		f->irqs++;
+}
+
 /* One poll's worth of progress: at most per_poll commands. */
 static void fpt_v3_advance(struct fpt_v3_fake *f)
 {
@@ -229,8 +242,8 @@ static void fpt_v3_advance(struct fpt_v3_fake *f)
 		if (!fpt_v3_consume_one(f)) {
 			f->halted = true;
 			f->halted_reads = 0;
-			f->cerror = FPT_CERROR_ILL;
-			f->gerror ^= GERROR_CMDQ_ERR;
+			f->cerror = f->refuse_cerror ?: FPT_CERROR_ILL;
+			fpt_v3_gerror(f, GERROR_CMDQ_ERR);
 			f->refused++;
 		}
 		fpt_v3_refill(f);
@@ -315,6 +328,9 @@ static void fpt_v3_write_reg(struct smmuv3_cmdq *cmdq, unsigned int off,
 		fpt_v3_publish(f, val & fpt_v3_mask(f));
 		break;
 	case SMMUV3_GERRORN:
+		if ((f->gerror ^ f->gerrorn) & ~(f->gerror ^ val) &
+		    GERROR_CMDQ_ERR)
+			f->acks++;
 		f->gerrorn = val;
 		/* Acknowledged: the queue runs again from CMDQ_CONS. */
 		if (f->halted && !((f->gerror ^ val) & GERROR_CMDQ_ERR))
@@ -459,15 +475,28 @@ void fpt_v3_fake_run(struct fpt_v3_fake *f, unsigned int n)
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 
-/* Refuse the next @n commands of opcode @op (0: any TLBI) it reaches. */
-void fpt_v3_fake_refuse(struct fpt_v3_fake *f, u8 op, unsigned int n)
+/*
+ * Refuse the next @n attempts at commands of opcode @op (0: any TLBI)
+ * with CMDQ_CONS.ERR @cerror: FPT_CERROR_ILL (skipped by software), or
+ * FPT_CERROR_ABT (retried by the SMMU once acknowledged, so one command
+ * can be refused many times).
+ */
+void fpt_v3_fake_refuse_cerror(struct fpt_v3_fake *f, u8 op, unsigned int n,
+			       u32 cerror)
 {
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&f->lock, flags);
 	f->refuse_op = op;
 	f->refuse_n = n;
+	f->refuse_cerror = cerror;
 	raw_spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/* Refuse the next @n commands of opcode @op (0: any TLBI) it reaches. */
+void fpt_v3_fake_refuse(struct fpt_v3_fake *f, u8 op, unsigned int n)
+{
+	fpt_v3_fake_refuse_cerror(f, op, n, FPT_CERROR_ILL);
 }
 
 /* Refuse the next @n TLBI commands the consumer reaches (CERROR_ILL). */
@@ -595,13 +624,13 @@ void fpt_v3_fake_cons_override(struct fpt_v3_fake *f, u32 val,
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 
-/* Another global error happens: its GERROR bits toggle. */
+/* Other global errors happen: those not active toggle, and interrupt. */
 void fpt_v3_fake_raise_gerror(struct fpt_v3_fake *f, u32 bits)
 {
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&f->lock, flags);
-	f->gerror ^= bits;
+	fpt_v3_gerror(f, bits);
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 

@@ -40,6 +40,7 @@
 #include "fp_model.h"
 
 #define FPT_CERROR_ILL	1
+#define FPT_CERROR_ABT	2
 #define FPT_V3_STREAMS	4
 
 struct fpt_v3_fake;
@@ -93,7 +94,10 @@ struct fpt_v3_hooks {
  * @wedge_at: ...this position
  * @stall_until: the SMMU consumes nothing until @delays reaches this
  * @refuse_op: refuse commands with this opcode (0: any TLBI)...
- * @refuse_n: ...this many of the next ones it reaches
+ * @refuse_n: ...this many of the next ones it reaches, each attempt
+ *	counted: an abort on fetch (CERROR_ABT) is retried once
+ *	acknowledged, and refused again while @refuse_n lasts
+ * @refuse_cerror: ...with this CMDQ_CONS.ERR (CERROR_ILL by default)
  * @halted: refused a command, waits for GERRORN to acknowledge it
  * @reads: CMDQ_CONS reads
  * @delays: the queue's back-off steps
@@ -104,6 +108,9 @@ struct fpt_v3_hooks {
  * @refused: commands refused
  * @bad: fields out of place (a range's TG, a nonzero VMID)
  * @halted_reads: CMDQ_CONS reads while halted, since the last halt
+ * @irqs: GERROR interrupts raised: an error becomes active (GERROR.x
+ *	toggled while GERROR.x == GERRORN.x); an active one raises none
+ * @acks: GERRORN writes that acknowledged an active CMDQ_ERR
  * @streams: devices, by StreamID
  * @since_sync: non-sync commands consumed since the last CMD_SYNC
  * @max_between_syncs: the most of them ever
@@ -144,9 +151,10 @@ struct fpt_v3_fake {
 	unsigned long stall_until;
 	u8 refuse_op;
 	unsigned int refuse_n;
+	u32 refuse_cerror;
 	bool halted;
 	unsigned long reads, delays, consumed, tlbi, syncs, cfgi, refused, bad;
-	unsigned long halted_reads;
+	unsigned long halted_reads, irqs, acks;
 	struct fpt_v3_stream streams[FPT_V3_STREAMS];
 	unsigned long since_sync, max_between_syncs;
 	u64 published, consumed_pos;
@@ -172,6 +180,8 @@ void fpt_v3_fake_stall(struct fpt_v3_fake *f, unsigned long steps);
 void fpt_v3_fake_run(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_refuse_tlbi(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_refuse(struct fpt_v3_fake *f, u8 op, unsigned int n);
+void fpt_v3_fake_refuse_cerror(struct fpt_v3_fake *f, u8 op, unsigned int n,
+			       u32 cerror);
 void fpt_v3_fake_stream(struct fpt_v3_fake *f, u32 sid, struct fpm_ctx *mc,
 			unsigned long iova, size_t size);
 void fpt_v3_fake_ste(struct fpt_v3_fake *f, u32 sid, struct fpm_ctx *mc);

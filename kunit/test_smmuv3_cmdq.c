@@ -188,6 +188,9 @@ static void gerror_irq_leaves_cmdq_err_acknowledged(struct kunit *test)
 	fpt_cmdq_tlbi(f, 1);
 	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
 	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	/* The refusal's interrupt, after the waiter took the error. */
+	KUNIT_EXPECT_EQ(test, f->irqs, 1);
+	KUNIT_EXPECT_EQ(test, smmuv3_gerror_irq(0, &f->smmu), IRQ_HANDLED);
 
 	fpt_v3_fake_raise_gerror(f, FPT_GERROR_EVTQ_ABT);
 	KUNIT_EXPECT_EQ(test, smmuv3_gerror_irq(0, &f->smmu), IRQ_HANDLED);
@@ -1042,6 +1045,93 @@ static void implausible_cmdq_cons_moves_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
 }
 
+/*
+ * A CMD_SYNC the SMMU cannot fetch, again and again (CERROR_ABT, which it
+ * retries each time the error is acknowledged).  Acknowledging it at every
+ * poll that sees no progress makes every retry an interrupt, and keeps
+ * the queue from ever being marked wedged, so that every sync waits a
+ * whole bound.  A call acknowledges it once; the GERROR interrupt, for an
+ * abort at a position already acknowledged, not at all; and once a call
+ * has seen CMDQ_CONS still for a bound, the next fails at once.
+ */
+static void persistent_abort_acknowledged_once_per_call(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 4);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	unsigned long delays, acks, irqs;
+	unsigned int i;
+
+	cmdq->timeout_us = 100;
+	fpt_v3_fake_refuse_cerror(f, CMD_OP_SYNC, U32_MAX, FPT_CERROR_ABT);
+	fpt_cmdq_tlbi(f, 1);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, f->delays, cmdq->timeout_us);
+	KUNIT_EXPECT_EQ(test, f->acks, 1);
+	KUNIT_EXPECT_EQ(test, f->irqs, 2);
+
+	delays = f->delays;
+	acks = f->acks;
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, f->delays, delays);
+	KUNIT_EXPECT_EQ(test, f->acks, acks + 1);
+
+	irqs = f->irqs;
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, smmuv3_gerror_irq(0, &f->smmu),
+				IRQ_HANDLED);
+	KUNIT_EXPECT_EQ(test, f->irqs, irqs);
+
+	/* The fetch works again: the next sync's retry gets through. */
+	fpt_v3_fake_refuse(f, 0, 0);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_active_gerror(f), 0);
+}
+
+/*
+ * A waiter takes a refused command before the GERROR interrupt that it
+ * raised is handled.  The handler finds nothing active, but the interrupt
+ * was this SMMU's: IRQ_NONE would count it unhandled, and genirq disables
+ * a line most of whose interrupts are (then SFM_ERR goes unheard).  Only
+ * an interrupt no error accounts for is IRQ_NONE.
+ */
+static void gerror_irq_handled_when_a_waiter_took_the_error(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 4);
+
+	fpt_v3_fake_refuse_tlbi(f, 1);
+	fpt_cmdq_tlbi(f, 1);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->irqs, 1);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_active_gerror(f), 0);
+	KUNIT_EXPECT_EQ(test, smmuv3_gerror_irq(0, &f->smmu), IRQ_HANDLED);
+	KUNIT_EXPECT_EQ(test, smmuv3_gerror_irq(0, &f->smmu), IRQ_NONE);
+}
+
+/*
+ * Service Failure Mode: the SMMU may stop consuming commands.  The
+ * interrupt acknowledges SFM_ERR and marks the queue wedged where
+ * CMDQ_CONS stands, so that syncs fail at once instead of each waiting a
+ * bound, until CMDQ_CONS moves.
+ */
+static void sfm_err_marks_queue_wedged(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 0);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	fpt_v3_fake_raise_gerror(f, GERROR_SFM_ERR);
+	KUNIT_EXPECT_EQ(test, smmuv3_gerror_irq(0, &f->smmu), IRQ_HANDLED);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_active_gerror(f), 0);
+	fpt_cmdq_tlbi(f, 1);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, f->delays, 0);
+
+	/* It consumes again: the marker no longer holds. */
+	fpt_v3_fake_set(f, 8);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -1063,6 +1153,9 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(half_queue_published_commands_are_complete),
 	KUNIT_CASE_SLOW(messages_printed_with_no_queue_lock_held),
 	KUNIT_CASE(implausible_cmdq_cons_moves_nothing),
+	KUNIT_CASE(persistent_abort_acknowledged_once_per_call),
+	KUNIT_CASE(gerror_irq_handled_when_a_waiter_took_the_error),
+	KUNIT_CASE(sfm_err_marks_queue_wedged),
 	{}
 };
 

@@ -53,10 +53,22 @@
 #define CMDQ_CERROR_ABT		2
 #define CMDQ_CERROR_ATC_INV	3
 
-/* What one call may still wait, in delay steps. */
+/*
+ * What one call may still wait, in delay steps, and whether it has
+ * acknowledged a refusal at the position of the last one acknowledged.
+ */
 struct smmuv3_cmdq_budget {
 	unsigned int spins;
 	unsigned long delays;
+	bool acked;
+};
+
+/* What became of an active CMDQ_ERR. */
+enum smmuv3_cmdq_err {
+	CMDQ_ERR_NONE,		/* none was active */
+	CMDQ_ERR_SKIPPED,	/* acknowledged, the command replaced */
+	CMDQ_ERR_RETRIED,	/* acknowledged: the SMMU tries it again */
+	CMDQ_ERR_HELD,		/* left active: acknowledged there already */
 };
 
 /* readl: what was read orders the loads after it (the lost count). */
@@ -185,57 +197,82 @@ static void cmdq_count_lost(struct smmuv3_cmdq *cmdq)
  * a CMD_SYNC, count it lost, and acknowledge: GERRORN's bit toggles to
  * GERROR's, whatever both were before.  No producer writes that slot: it
  * lies between CMDQ_CONS and what was published.  @r says what it was.
+ *
+ * An abort on fetch (CERROR_ABT) or an ATC invalidation timeout is left
+ * in place: acknowledged, the SMMU tries the command again.  If that
+ * fails too, the error is back at the same position at once, with an
+ * interrupt: acknowledged at every poll, it would make a storm, and the
+ * queue would never be seen still long enough to be marked wedged.  So a
+ * refusal at the position last acknowledged is acknowledged at most once
+ * per call (@b), and never by the interrupt (@b NULL).
  */
-static void cmdq_skip_error_locked(struct smmuv3_cmdq *cmdq,
-				   struct smmuv3_cmdq_refusal *r)
+static enum smmuv3_cmdq_err
+cmdq_skip_error_locked(struct smmuv3_cmdq *cmdq, struct smmuv3_cmdq_refusal *r,
+		       struct smmuv3_cmdq_budget *b)
 {
 	u32 gerror, gerrorn, cerror;
 	u64 sync[CMD_DWORDS], pos;
+	bool again, retry;
 	__le64 *slot;
 
 	lockdep_assert_held(&cmdq->gerror_lock);
 	gerror = cmdq_read(cmdq, SMMUV3_GERROR);
 	gerrorn = cmdq_read(cmdq, SMMUV3_GERRORN);
 	if (!((gerror ^ gerrorn) & GERROR_CMDQ_ERR))
-		return;
+		return CMDQ_ERR_NONE;
 
 	cerror = FIELD_GET(CMDQ_CONS_ERR, cmdq_read(cmdq, SMMUV3_CMDQ_CONS));
 	pos = cmdq_poll_cons(cmdq);
+	again = cmdq->err_at == pos + 1;
+	if (again && (!b || b->acked))
+		return CMDQ_ERR_HELD;
+	if (b)
+		b->acked = true;
+	retry = again || cerror == CMDQ_CERROR_ABT ||
+		cerror == CMDQ_CERROR_ATC_INV;
 	slot = cmdq_slot(cmdq, pos);
-	r->cmd[0] = le64_to_cpu(slot[0]);
-	r->cmd[1] = le64_to_cpu(slot[1]);
-	r->cerror = cerror;
-	r->seen = true;
-	if (cerror != CMDQ_CERROR_ABT && cerror != CMDQ_CERROR_ATC_INV &&
-	    pos < READ_ONCE(cmdq->published)) {
+	if (!again) {
+		r->cmd[0] = le64_to_cpu(slot[0]);
+		r->cmd[1] = le64_to_cpu(slot[1]);
+		r->cerror = cerror;
+		r->seen = true;
+	}
+	if (!retry && pos < READ_ONCE(cmdq->published)) {
 		smmuv3_cmd_sync(sync);
 		slot[0] = cpu_to_le64(sync[0]);
 		slot[1] = cpu_to_le64(sync[1]);
 		cmdq_count_lost(cmdq);
 	}
+	cmdq->err_at = pos + 1;
 	/* The slot, and the count, before the SMMU resumes. */
 	dma_wmb();
 	cmdq_write(cmdq, SMMUV3_GERRORN,
 		   gerrorn ^ ((gerror ^ gerrorn) & GERROR_CMDQ_ERR), false);
+	return retry ? CMDQ_ERR_RETRIED : CMDQ_ERR_SKIPPED;
 }
 
 /*
- * Only a CPU that sees CMDQ_ERR active takes the lock.  Return: whether
- * it was active (someone acknowledged it, perhaps the GERROR interrupt).
+ * Only a CPU that sees CMDQ_ERR active takes the lock.  An error it
+ * acknowledges raised an interrupt the handler may then find nothing for:
+ * counted in @taken, so that the handler still claims it.
  */
-static bool cmdq_skip_error(struct smmuv3_cmdq *cmdq)
+static enum smmuv3_cmdq_err cmdq_skip_error(struct smmuv3_cmdq *cmdq,
+					    struct smmuv3_cmdq_budget *b)
 {
 	struct smmuv3_cmdq_refusal r = {};
+	enum smmuv3_cmdq_err ret;
 	unsigned long flags;
 
 	if (!((cmdq_read(cmdq, SMMUV3_GERROR) ^
 	       cmdq_read(cmdq, SMMUV3_GERRORN)) & GERROR_CMDQ_ERR))
-		return false;
+		return CMDQ_ERR_NONE;
 	raw_spin_lock_irqsave(&cmdq->gerror_lock, flags);
-	cmdq_skip_error_locked(cmdq, &r);
+	ret = cmdq_skip_error_locked(cmdq, &r, b);
+	if (ret == CMDQ_ERR_SKIPPED || ret == CMDQ_ERR_RETRIED)
+		cmdq->taken++;
 	raw_spin_unlock_irqrestore(&cmdq->gerror_lock, flags);
 	cmdq_report_refusal(cmdq, &r);
-	return true;
+	return ret;
 }
 
 /* Under @lock. */
@@ -260,7 +297,8 @@ static void cmdq_publish(struct smmuv3_cmdq *cmdq)
  * for a whole bound leaves it marked: until it moves, every wait fails at
  * once, so a wedged SMMU costs one bound, not one per sync; but an SMMU
  * that stopped there on a refused command is not wedged, so the error is
- * looked for first.  A call whose bound ran out while CMDQ_CONS moved
+ * looked for first, and the wait goes on if it was acknowledged; one left
+ * active (acknowledged there already) does not keep a wedge unmarked.  A call whose bound ran out while CMDQ_CONS moved
  * (a slow SMMU, a full queue waited for again and again) fails alone: it
  * has not seen the SMMU wedged, and other CPUs' waits must not fail
  * without waiting at all.
@@ -270,6 +308,7 @@ static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
 {
 	u64 cons, last = U64_MAX;
 	unsigned long moved = b->delays;
+	enum smmuv3_cmdq_err err;
 	bool stuck;
 
 	for (;;) {
@@ -279,8 +318,11 @@ static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
 		if (cons != last)
 			moved = b->delays;
 		stuck = READ_ONCE(cmdq->stuck) == cons + 1;
-		if ((cons == last || stuck) && cmdq_skip_error(cmdq))
-			stuck = false;
+		if (cons == last || stuck) {
+			err = cmdq_skip_error(cmdq, b);
+			if (err == CMDQ_ERR_SKIPPED || err == CMDQ_ERR_RETRIED)
+				stuck = false;
+		}
 		last = cons;
 		if (stuck)
 			return -ETIMEDOUT;
@@ -604,12 +646,17 @@ int smmuv3_cmdq_init(struct smmuv3_cmdq *cmdq, struct device *dev,
  * @dev: the SMMU
  *
  * A refused command (CMDQ_ERR) is skipped as a waiter on the queue would
- * skip it, so that the queue runs on with no one waiting.  Every other
- * active global error is logged and acknowledged: exactly those bits
- * toggle in GERRORN, never CMDQ_ERR's, under the lock the queue takes for
- * its own acknowledgment.
+ * skip it, so that the queue runs on with no one waiting; one at the
+ * position last acknowledged is left to the waiters, or the SMMU's retry
+ * and this interrupt would take turns for ever.  Every other active
+ * global error is logged and acknowledged: exactly those bits toggle in
+ * GERRORN, never CMDQ_ERR's, under the lock the queue takes for its own
+ * acknowledgment.  In Service Failure Mode (SFM_ERR) the SMMU may consume
+ * no more commands: the queue is marked wedged where CMDQ_CONS stands, so
+ * that syncs fail at once instead of each waiting a bound, until it moves.
  *
- * Return: IRQ_HANDLED, or IRQ_NONE if no error was active.
+ * Return: IRQ_HANDLED, or IRQ_NONE if no error was active and none that
+ * a waiter acknowledged accounts for the interrupt.
  */
 irqreturn_t smmuv3_gerror_irq(int irq, void *dev)
 {
@@ -618,22 +665,31 @@ irqreturn_t smmuv3_gerror_irq(int irq, void *dev)
 	struct smmuv3_cmdq_refusal r = {};
 	u32 gerror, gerrorn, active, handled;
 	unsigned long flags;
+	bool claimed;
 
 	raw_spin_lock_irqsave(&cmdq->gerror_lock, flags);
 	active = (cmdq_read(cmdq, SMMUV3_GERROR) ^
 		  cmdq_read(cmdq, SMMUV3_GERRORN)) & GERROR_CMDQ_ERR;
 	if (active)
-		cmdq_skip_error_locked(cmdq, &r);
+		cmdq_skip_error_locked(cmdq, &r, NULL);
 	gerror = cmdq_read(cmdq, SMMUV3_GERROR);
 	gerrorn = cmdq_read(cmdq, SMMUV3_GERRORN);
 	handled = (gerror ^ gerrorn) & GERROR_ERR_MASK & ~GERROR_CMDQ_ERR;
 	active |= handled;
+	if (handled & GERROR_SFM_ERR)
+		WRITE_ONCE(cmdq->stuck, cmdq_poll_cons(cmdq) + 1);
 	if (handled)
 		cmdq_write(cmdq, SMMUV3_GERRORN, gerrorn ^ handled, false);
+	claimed = !active && cmdq->taken;
+	if (claimed)
+		cmdq->taken--;
 	raw_spin_unlock_irqrestore(&cmdq->gerror_lock, flags);
 
 	cmdq_report_refusal(cmdq, &r);
+	if (handled & GERROR_SFM_ERR)
+		dev_crit_ratelimited(smmu->dev,
+				     "service failure mode: commands may not complete\n");
 	if (handled)
 		dev_err_ratelimited(smmu->dev, "global error %#x\n", handled);
-	return active ? IRQ_HANDLED : IRQ_NONE;
+	return active || claimed ? IRQ_HANDLED : IRQ_NONE;
 }

@@ -69,6 +69,10 @@ struct smmuv3_cmdq_impl {
  *	or refused by the SMMU), and CMD_SYNCs that timed out; under
  *	@gerror_lock
  * @recovered: @nlost when the last recovery that completed began
+ * @err_at: position + 1 of the last refused command acknowledged (0:
+ *	none); under @gerror_lock
+ * @taken: CMDQ_ERRs a waiter acknowledged whose interrupt the GERROR
+ *	handler has not yet claimed; under @gerror_lock
  */
 struct smmuv3_cmdq {
 	struct smmuv3_queue q;
@@ -86,6 +90,8 @@ struct smmuv3_cmdq {
 	u64 stuck;
 	u64 nlost;
 	u64 recovered;
+	u64 err_at;
+	u32 taken;
 };
 
 #define SMMUV3_CMDQ_TIMEOUT_US	1000000
