@@ -237,6 +237,8 @@ static void fpt_v3_advance(struct fpt_v3_fake *f)
 
 	if (f->delays < f->stall_until)
 		return;
+	if (f->every > 1 && f->reads % f->every)
+		return;
 	for (n = 0; n < f->per_poll && !f->halted && !fpt_v3_wedged(f) &&
 	     f->cons != f->prod; n++) {
 		if (!fpt_v3_consume_one(f)) {
@@ -444,6 +446,16 @@ void fpt_v3_fake_wedge_after(struct fpt_v3_fake *f, unsigned int n)
 	raw_spin_lock_irqsave(&f->lock, flags);
 	f->wedge = true;
 	f->wedge_at = f->consumed_pos + n;
+	raw_spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/* The SMMU consumes only on one CMDQ_CONS read in @every from now on. */
+void fpt_v3_fake_every(struct fpt_v3_fake *f, unsigned int every)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&f->lock, flags);
+	f->every = every;
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 

@@ -90,6 +90,8 @@ struct fpt_v3_hooks {
  * @gerror: GERROR
  * @gerrorn: GERRORN as last written
  * @per_poll: commands consumed per CMDQ_CONS read; 0 wedges the SMMU
+ * @every: ...on one CMDQ_CONS read in this many (0 or 1: on each): an
+ *	SMMU slower than the CPU that polls it, which never stops
  * @wedge: the SMMU consumes nothing once @consumed_pos reaches...
  * @wedge_at: ...this position
  * @stall_until: the SMMU consumes nothing until @delays reaches this
@@ -145,7 +147,7 @@ struct fpt_v3_fake {
 	struct fpm_smmu *model;
 	raw_spinlock_t lock;	/* all below */
 	u32 prod, cons, cerror, gerror, gerrorn;
-	unsigned int per_poll;
+	unsigned int per_poll, every;
 	bool wedge;
 	u64 wedge_at;
 	unsigned long stall_until;
@@ -176,6 +178,7 @@ struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,
 				    unsigned int per_poll);
 void fpt_v3_fake_set(struct fpt_v3_fake *f, unsigned int per_poll);
 void fpt_v3_fake_wedge_after(struct fpt_v3_fake *f, unsigned int n);
+void fpt_v3_fake_every(struct fpt_v3_fake *f, unsigned int every);
 void fpt_v3_fake_stall(struct fpt_v3_fake *f, unsigned long steps);
 void fpt_v3_fake_run(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_refuse_tlbi(struct fpt_v3_fake *f, unsigned int n);

@@ -14,10 +14,12 @@
  * by compare-and-exchange, spinning briefly, then backing off one delay
  * step at a time.  Callers may be atomic (iotlb_sync runs under spinlocks;
  * every policy call is a non-blocking section), so this polls and never
- * sleeps, and its locks stay spinning locks on PREEMPT_RT.  The steps of
- * one call, submit or sync, add up to one bound: a wedged SMMU yields
- * -ETIMEDOUT, never a lockup, and once a wait has seen CMDQ_CONS still for
- * a whole bound every wait fails at once until it moves.
+ * sleeps, and its locks stay spinning locks on PREEMPT_RT.  One call,
+ * submit or sync, waits at most one bound with CMDQ_CONS still, across
+ * all its waits: a wedged SMMU yields -ETIMEDOUT, never a lockup, and
+ * once a wait has seen CMDQ_CONS still for a whole bound every wait fails
+ * at once until it moves.  While CMDQ_CONS moves the SMMU is working, and
+ * is waited for.
  *
  * Losing: a full queue never overwrites an unread command.  Only on a
  * wedged SMMU, past the bound, is a command dropped.  A command the SMMU
@@ -54,12 +56,15 @@
 #define CMDQ_CERROR_ATC_INV	3
 
 /*
- * What one call may still wait, in delay steps, and whether it has
- * acknowledged a refusal at the position of the last one acknowledged.
+ * What one call has waited, in delay steps, since CMDQ_CONS last moved
+ * as it saw it, and whether it has acknowledged a refusal at the position
+ * of the last one acknowledged.
  */
 struct smmuv3_cmdq_budget {
 	unsigned int spins;
 	unsigned long delays;
+	unsigned long moved;	/* @delays when CMDQ_CONS last moved */
+	u64 seen;		/* CMDQ_CONS as last polled, + 1; 0: never */
 	bool acked;
 };
 
@@ -292,43 +297,43 @@ static void cmdq_publish(struct smmuv3_cmdq *cmdq)
 /*
  * Wait, with no lock, until the SMMU has consumed everything before
  * @target, skipping refused commands on the way: only when a poll saw no
- * progress are GERROR and GERRORN read.  Every iteration counts against
- * the call's budget, errors included.  A wait that saw CMDQ_CONS still
- * for a whole bound leaves it marked: until it moves, every wait fails at
- * once, so a wedged SMMU costs one bound, not one per sync; but an SMMU
- * that stopped there on a refused command is not wedged, so the error is
- * looked for first, and the wait goes on if it was acknowledged; one left
- * active (acknowledged there already) does not keep a wedge unmarked.  A call whose bound ran out while CMDQ_CONS moved
- * (a slow SMMU, a full queue waited for again and again) fails alone: it
- * has not seen the SMMU wedged, and other CPUs' waits must not fail
- * without waiting at all.
+ * progress are GERROR and GERRORN read.  The bound is on waiting with
+ * CMDQ_CONS still, across the call's waits: a slow SMMU that keeps moving
+ * (a full queue waited for slot by slot, under contention) is waited for,
+ * since it loses nothing, where a bound on the whole call would drop
+ * commands a working SMMU was about to read.  A wait that saw CMDQ_CONS
+ * still for a whole bound leaves it marked: until it moves, every wait
+ * fails at once, so a wedged SMMU costs one bound, not one per sync; but
+ * an SMMU that stopped there on a refused command is not wedged, so the
+ * error is looked for first, and the wait goes on if it was acknowledged;
+ * one left active (acknowledged there already) does not keep a wedge
+ * unmarked.
  */
 static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
 		     struct smmuv3_cmdq_budget *b)
 {
-	u64 cons, last = U64_MAX;
-	unsigned long moved = b->delays;
 	enum smmuv3_cmdq_err err;
-	bool stuck;
+	bool stuck, moved;
+	u64 cons;
 
 	for (;;) {
 		cons = cmdq_poll_cons(cmdq);
 		if (cons >= target)
 			return 0;
-		if (cons != last)
-			moved = b->delays;
+		moved = b->seen != cons + 1;
+		if (moved)
+			b->moved = b->delays;
 		stuck = READ_ONCE(cmdq->stuck) == cons + 1;
-		if (cons == last || stuck) {
+		if (!moved || stuck) {
 			err = cmdq_skip_error(cmdq, b);
 			if (err == CMDQ_ERR_SKIPPED || err == CMDQ_ERR_RETRIED)
 				stuck = false;
 		}
-		last = cons;
+		b->seen = cons + 1;
 		if (stuck)
 			return -ETIMEDOUT;
-		if (b->delays >= cmdq->timeout_us) {
-			if (b->delays - moved >= cmdq->timeout_us)
-				WRITE_ONCE(cmdq->stuck, cons + 1);
+		if (b->delays - b->moved >= cmdq->timeout_us) {
+			WRITE_ONCE(cmdq->stuck, cons + 1);
 			return -ETIMEDOUT;
 		}
 		if (b->spins < SMMUV3_CMDQ_SPIN) {
@@ -428,9 +433,9 @@ static void cmdq_count_timeout(struct smmuv3_cmdq *cmdq)
  * @n: how many
  *
  * They may stay unpublished until the next sync.  A full queue is waited
- * for, at most one bound for the whole call; what still does not fit is
- * dropped, and the next sync to complete recovers from it before it
- * returns 0.
+ * for while the SMMU consumes, and at most one bound in the whole call
+ * with CMDQ_CONS still; what still does not fit is dropped, and the next
+ * sync to complete recovers from it before it returns 0.
  */
 void smmuv3_cmdq_submit(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 			unsigned int n)
@@ -554,10 +559,11 @@ int smmuv3_cmdq_sync(struct smmuv3_cmdq *cmdq)
 			     "%llu commands lost or syncs failed so far: invalidating everything before answering\n",
 			     READ_ONCE(cmdq->nlost));
 	/*
-	 * A bound of its own: a sync that completed late in its bound (a
-	 * slow SMMU, just when other CPUs' syncs timed out) would otherwise
-	 * find the SMMU "wedged" at the recovery's first wait and fail a
-	 * caller whose commands did complete.
+	 * A bound of its own: a sync that completed after CMDQ_CONS stood
+	 * still for most of a bound (a stalled SMMU, just when other CPUs'
+	 * syncs timed out) would otherwise find the SMMU "wedged" at the
+	 * recovery's first wait and fail a caller whose commands did
+	 * complete.
 	 */
 	b = (struct smmuv3_cmdq_budget){};
 	return cmdq_recover(cmdq, &b);
