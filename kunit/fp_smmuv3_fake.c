@@ -287,6 +287,7 @@ static u32 fpt_v3_read_reg(struct smmuv3_cmdq *cmdq, unsigned int off)
 	u32 val = 0;
 
 	raw_spin_lock_irqsave(&f->lock, flags);
+	f->clock_ns += f->mmio_ns;
 	switch (off) {
 	case SMMUV3_CMDQ_CONS:
 		f->reads++;
@@ -325,6 +326,7 @@ static void fpt_v3_write_reg(struct smmuv3_cmdq *cmdq, unsigned int off,
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&f->lock, flags);
+	f->clock_ns += f->mmio_ns;
 	switch (off) {
 	case SMMUV3_CMDQ_PROD:
 		fpt_v3_publish(f, val & fpt_v3_mask(f));
@@ -353,6 +355,7 @@ static void fpt_v3_delay(struct smmuv3_cmdq *cmdq)
 
 	raw_spin_lock_irqsave(&f->lock, flags);
 	f->delays++;
+	f->clock_ns += NSEC_PER_USEC;
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 	if (READ_ONCE(f->real_delay)) {
 		udelay(1);
@@ -360,10 +363,24 @@ static void fpt_v3_delay(struct smmuv3_cmdq *cmdq)
 	}
 }
 
+/* The model's time, which the queue's bound is measured on. */
+static u64 fpt_v3_now(struct smmuv3_cmdq *cmdq)
+{
+	struct fpt_v3_fake *f = to_fake(cmdq);
+	unsigned long flags;
+	u64 now;
+
+	raw_spin_lock_irqsave(&f->lock, flags);
+	now = f->clock_ns;
+	raw_spin_unlock_irqrestore(&f->lock, flags);
+	return now;
+}
+
 static const struct smmuv3_cmdq_impl fpt_v3_impl = {
 	.read_reg	= fpt_v3_read_reg,
 	.write_reg	= fpt_v3_write_reg,
 	.delay		= fpt_v3_delay,
+	.now		= fpt_v3_now,
 };
 
 /* What the queue did that the SMMU's architecture does not allow. */
@@ -385,7 +402,8 @@ static void fpt_v3_fake_check(void *data)
  * @shift: log2 of the queue's entries
  * @per_poll: commands consumed per CMDQ_CONS read; 0: wedged
  *
- * The queue's bound is 1000 steps, counted in &fpt_v3_fake.delays.  When
+ * The queue's bound is 1000 us of the fake's clock, which advances 1 us
+ * per back-off step (counted in &fpt_v3_fake.delays): 1000 steps.  When
  * the test ends, it fails if the queue changed a command the SMMU may
  * already have read, or moved CMDQ_PROD more than a queue ahead.
  *
@@ -446,6 +464,19 @@ void fpt_v3_fake_wedge_after(struct fpt_v3_fake *f, unsigned int n)
 	raw_spin_lock_irqsave(&f->lock, flags);
 	f->wedge = true;
 	f->wedge_at = f->consumed_pos + n;
+	raw_spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/*
+ * Each register access costs @ns of the queue's clock from now on, as a
+ * trapped MMIO access does in a VM.
+ */
+void fpt_v3_fake_mmio_cost(struct fpt_v3_fake *f, unsigned long ns)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&f->lock, flags);
+	f->mmio_ns = ns;
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 

@@ -103,6 +103,10 @@ struct fpt_v3_hooks {
  * @halted: refused a command, waits for GERRORN to acknowledge it
  * @reads: CMDQ_CONS reads
  * @delays: the queue's back-off steps
+ * @clock_ns: the queue's clock (&smmuv3_cmdq_impl.now): 1 us per back-off
+ *	step, and @mmio_ns per register access
+ * @mmio_ns: what a register access costs: 0, or what a trap to the
+ *	hypervisor costs where a VM's MMIO traps
  * @consumed: commands consumed
  * @tlbi: TLBI commands applied to @model
  * @syncs: CMD_SYNCs consumed
@@ -155,6 +159,8 @@ struct fpt_v3_fake {
 	unsigned int refuse_n;
 	u32 refuse_cerror;
 	bool halted;
+	u64 clock_ns;
+	unsigned long mmio_ns;
 	unsigned long reads, delays, consumed, tlbi, syncs, cfgi, refused, bad;
 	unsigned long halted_reads, irqs, acks;
 	struct fpt_v3_stream streams[FPT_V3_STREAMS];
@@ -179,6 +185,7 @@ struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,
 void fpt_v3_fake_set(struct fpt_v3_fake *f, unsigned int per_poll);
 void fpt_v3_fake_wedge_after(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_every(struct fpt_v3_fake *f, unsigned int every);
+void fpt_v3_fake_mmio_cost(struct fpt_v3_fake *f, unsigned long ns);
 void fpt_v3_fake_stall(struct fpt_v3_fake *f, unsigned long steps);
 void fpt_v3_fake_run(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_refuse_tlbi(struct fpt_v3_fake *f, unsigned int n);

@@ -1154,6 +1154,32 @@ static void moving_cons_resets_the_bound(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
 }
 
+/*
+ * A VM whose every MMIO access traps to the hypervisor: each poll of a
+ * wedged SMMU costs far more than a back-off step, perhaps with
+ * interrupts off.  The bound is time on the queue's clock, not a count of
+ * steps: a sync fails within about a bound of it, however slow its polls.
+ */
+static void bound_is_time_not_loop_steps(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 0);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	u64 bound = 100 * NSEC_PER_USEC, start;
+
+	cmdq->timeout_us = 100;
+	fpt_v3_fake_mmio_cost(f, 10 * NSEC_PER_USEC);
+	fpt_cmdq_tlbi(f, 1);
+	start = f->clock_ns;
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -ETIMEDOUT);
+	KUNIT_EXPECT_GE(test, f->clock_ns - start, bound);
+	KUNIT_EXPECT_LE(test, f->clock_ns - start, 2 * bound);
+
+	fpt_v3_fake_mmio_cost(f, 0);
+	fpt_v3_fake_set(f, 8);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -1179,6 +1205,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(gerror_irq_handled_when_a_waiter_took_the_error),
 	KUNIT_CASE(sfm_err_marks_queue_wedged),
 	KUNIT_CASE(moving_cons_resets_the_bound),
+	KUNIT_CASE(bound_is_time_not_loop_steps),
 	{}
 };
 

@@ -15,11 +15,12 @@
  * step at a time.  Callers may be atomic (iotlb_sync runs under spinlocks;
  * every policy call is a non-blocking section), so this polls and never
  * sleeps, and its locks stay spinning locks on PREEMPT_RT.  One call,
- * submit or sync, waits at most one bound with CMDQ_CONS still, across
- * all its waits: a wedged SMMU yields -ETIMEDOUT, never a lockup, and
- * once a wait has seen CMDQ_CONS still for a whole bound every wait fails
- * at once until it moves.  While CMDQ_CONS moves the SMMU is working, and
- * is waited for.
+ * submit or sync, waits at most one bound (@timeout_us of ktime, which
+ * runs with interrupts off) with CMDQ_CONS still, across all its waits:
+ * a wedged SMMU yields -ETIMEDOUT, never a lockup, and once a wait has
+ * seen CMDQ_CONS still for a whole bound every wait fails at once until
+ * it moves.  While CMDQ_CONS moves the SMMU is working, and is waited
+ * for.
  *
  * Losing: a full queue never overwrites an unread command.  Only on a
  * wedged SMMU, past the bound, is a command dropped.  A command the SMMU
@@ -43,6 +44,7 @@
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
+#include <linux/timekeeping.h>
 
 #include "smmuv3_dev.h"
 
@@ -56,14 +58,12 @@
 #define CMDQ_CERROR_ATC_INV	3
 
 /*
- * What one call has waited, in delay steps, since CMDQ_CONS last moved
- * as it saw it, and whether it has acknowledged a refusal at the position
- * of the last one acknowledged.
+ * When CMDQ_CONS last moved as one call saw it, and whether the call has
+ * acknowledged a refusal at the position of the last one acknowledged.
  */
 struct smmuv3_cmdq_budget {
 	unsigned int spins;
-	unsigned long delays;
-	unsigned long moved;	/* @delays when CMDQ_CONS last moved */
+	u64 moved;		/* cmdq_now() then */
 	u64 seen;		/* CMDQ_CONS as last polled, + 1; 0: never */
 	bool acked;
 };
@@ -101,6 +101,19 @@ static void cmdq_delay(struct smmuv3_cmdq *cmdq)
 		cmdq->impl->delay(cmdq);
 	else
 		udelay(1);
+}
+
+/*
+ * The bound's clock.  ktime_get_ns() reads the clocksource itself, so it
+ * runs with interrupts off, where jiffies would stand still on this CPU;
+ * and it is time, where a count of polls would stretch with every trapped
+ * MMIO access in a VM.
+ */
+static u64 cmdq_now(struct smmuv3_cmdq *cmdq)
+{
+	if (cmdq->impl && cmdq->impl->now)
+		return cmdq->impl->now(cmdq);
+	return ktime_get_ns();
 }
 
 static u32 cmdq_size(const struct smmuv3_cmdq *cmdq)
@@ -297,8 +310,8 @@ static void cmdq_publish(struct smmuv3_cmdq *cmdq)
 /*
  * Wait, with no lock, until the SMMU has consumed everything before
  * @target, skipping refused commands on the way: only when a poll saw no
- * progress are GERROR and GERRORN read.  The bound is on waiting with
- * CMDQ_CONS still, across the call's waits: a slow SMMU that keeps moving
+ * progress are GERROR and GERRORN read.  The bound is time (cmdq_now())
+ * with CMDQ_CONS still, across the call's waits: a slow SMMU that keeps moving
  * (a full queue waited for slot by slot, under contention) is waited for,
  * since it loses nothing, where a bound on the whole call would drop
  * commands a working SMMU was about to read.  A wait that saw CMDQ_CONS
@@ -312,17 +325,18 @@ static void cmdq_publish(struct smmuv3_cmdq *cmdq)
 static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
 		     struct smmuv3_cmdq_budget *b)
 {
+	u64 cons, now, bound = (u64)cmdq->timeout_us * NSEC_PER_USEC;
 	enum smmuv3_cmdq_err err;
 	bool stuck, moved;
-	u64 cons;
 
 	for (;;) {
 		cons = cmdq_poll_cons(cmdq);
 		if (cons >= target)
 			return 0;
+		now = cmdq_now(cmdq);
 		moved = b->seen != cons + 1;
 		if (moved)
-			b->moved = b->delays;
+			b->moved = now;
 		stuck = READ_ONCE(cmdq->stuck) == cons + 1;
 		if (!moved || stuck) {
 			err = cmdq_skip_error(cmdq, b);
@@ -332,7 +346,7 @@ static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
 		b->seen = cons + 1;
 		if (stuck)
 			return -ETIMEDOUT;
-		if (b->delays - b->moved >= cmdq->timeout_us) {
+		if (now - b->moved >= bound) {
 			WRITE_ONCE(cmdq->stuck, cons + 1);
 			return -ETIMEDOUT;
 		}
@@ -341,7 +355,6 @@ static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
 			cpu_relax();
 		} else {
 			cmdq_delay(cmdq);
-			b->delays++;
 		}
 	}
 }

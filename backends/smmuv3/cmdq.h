@@ -30,8 +30,9 @@ struct smmuv3_queue {
  * struct smmuv3_cmdq_impl - register access an implementation can override
  * @read_reg: read a 32-bit register at @off from page 0 or 1
  * @write_reg: write one
- * @delay: one back-off step of a wait, udelay(1) by default; a wait gives
- *	up after &smmuv3_cmdq.timeout_us of them
+ * @delay: one back-off step of a wait, udelay(1) by default
+ * @now: the time in nanoseconds, ktime_get_ns() by default, on which a
+ *	wait's bound (&smmuv3_cmdq.timeout_us) is measured
  *
  * Any of them may be NULL for the default MMIO access.  The seam where a
  * test's fake SMMU plugs in, as arm_smmu_impl is upstream.
@@ -40,6 +41,7 @@ struct smmuv3_cmdq_impl {
 	u32 (*read_reg)(struct smmuv3_cmdq *cmdq, unsigned int off);
 	void (*write_reg)(struct smmuv3_cmdq *cmdq, unsigned int off, u32 val);
 	void (*delay)(struct smmuv3_cmdq *cmdq);
+	u64 (*now)(struct smmuv3_cmdq *cmdq);
 };
 
 /**
@@ -48,7 +50,8 @@ struct smmuv3_cmdq_impl {
  * @base: the SMMU's registers
  * @dev: the SMMU, for messages
  * @impl: register access, or NULL for MMIO
- * @timeout_us: a call's bound, in @impl->delay steps
+ * @timeout_us: a call's bound, in microseconds of @impl->now: how long it
+ *	waits with CMDQ_CONS still
  * @force_sync_after: if nonzero, at most this many commands other than
  *	CMD_SYNC are written between two CMD_SYNCs (a CMD_SYNC is inserted):
  *	Arm MMU-700 erratum 2812531
