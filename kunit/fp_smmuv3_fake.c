@@ -150,6 +150,8 @@ static void fpt_v3_sync(struct fpt_v3_fake *f)
 	}
 	f->syncs++;
 	f->since_sync = 0;
+	f->window_op = 0;
+	f->window_mixed = false;
 }
 
 /* The devices go on through whatever configuration the SMMU has cached. */
@@ -201,6 +203,12 @@ out:
 	if (!ok)
 		return false;
 	if (op != 0x46) {
+		if (!f->window_op)
+			f->window_op = op;
+		if (op != f->window_op && !f->window_mixed) {
+			f->window_mixed = true;
+			f->mixed++;
+		}
 		f->since_sync++;
 		f->max_between_syncs = max(f->max_between_syncs,
 					   f->since_sync);
@@ -393,6 +401,9 @@ static void fpt_v3_fake_check(void *data)
 			    "commands changed after CMDQ_PROD passed them");
 	KUNIT_EXPECT_EQ_MSG(test, f->overflow, 0,
 			    "CMDQ_PROD more than a queue ahead of CMDQ_CONS");
+	if (f->mmu700)
+		KUNIT_EXPECT_EQ_MSG(test, f->mixed, 0,
+				    "commands of two kinds before one CMD_SYNC (erratum 2812531)");
 }
 
 /**

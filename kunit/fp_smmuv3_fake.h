@@ -120,6 +120,10 @@ struct fpt_v3_hooks {
  * @streams: devices, by StreamID
  * @since_sync: non-sync commands consumed since the last CMD_SYNC
  * @max_between_syncs: the most of them ever
+ * @window_op: the opcode of the first of them (0: none yet)
+ * @mixed: windows between two CMD_SYNCs holding more than one opcode
+ * @mmu700: the part has erratum 2812531, whose workaround needs every
+ *	window single-kind: a test using the fake fails on @mixed
  * @published: CMDQ_PROD as a position (never wraps)
  * @consumed_pos: CMDQ_CONS as a position
  * @hooks: or NULL
@@ -165,6 +169,10 @@ struct fpt_v3_fake {
 	unsigned long halted_reads, irqs, acks;
 	struct fpt_v3_stream streams[FPT_V3_STREAMS];
 	unsigned long since_sync, max_between_syncs;
+	u8 window_op;
+	bool window_mixed;
+	unsigned long mixed;
+	bool mmu700;
 	u64 published, consumed_pos;
 	const struct fpt_v3_hooks *hooks;
 	bool eager;

@@ -1180,6 +1180,32 @@ static void bound_is_time_not_loop_steps(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
 }
 
+/*
+ * MMU-700 erratum 2812531: upstream's workaround relies on batches of one
+ * kind, each ending in a CMD_SYNC.  Here a TLBI_NH_VA, a CFGI_STE and a
+ * TLBI_NH_ASID come from three submits, as from three CPUs (submit and
+ * sync are separate lock holds): the queue must not let them share one
+ * sync window.
+ */
+static void erratum_2812531_one_kind_per_sync(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 8, 16);
+	u64 cmd[CMD_DWORDS];
+
+	f->mmu700 = true;
+	f->smmu.cmdq.force_sync_after = 63;
+	fpt_cmdq_tlbi(f, 2);
+	smmuv3_cmd_cfgi_ste(cmd, 1);
+	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
+	smmuv3_cmd_tlbi_nh_asid(cmd, 1);
+	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->mixed, 0);
+	/* Before the CFGI_STE, before the TLBI_NH_ASID, and the caller's. */
+	KUNIT_EXPECT_EQ(test, f->syncs, 3);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.prod, 7);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -1206,6 +1232,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(sfm_err_marks_queue_wedged),
 	KUNIT_CASE(moving_cons_resets_the_bound),
 	KUNIT_CASE(bound_is_time_not_loop_steps),
+	KUNIT_CASE(erratum_2812531_one_kind_per_sync),
 	{}
 };
 

@@ -392,13 +392,30 @@ static void cmdq_write_one(struct smmuv3_cmdq *cmdq, const u64 *cmd)
 	slot[1] = cpu_to_le64(cmd[1]);
 	cmdq->prod++;
 	cmdq->since_sync = cmd_is_sync(cmd) ? 0 : cmdq->since_sync + 1;
+	cmdq->window_op = FIELD_GET(CMD_0_OP, cmd[0]);
 	if (cmdq->prod - cmdq->published >= cmdq_size(cmdq) / 2)
 		cmdq_publish(cmdq);
 }
 
 /*
- * Write one command, after a CMD_SYNC if @force_sync_after commands are
- * waiting for one, or drop it, counted, for the caller to report once it
+ * Whether @cmd may join the commands written since the last CMD_SYNC.
+ * On MMU-700 (erratum 2812531) at most @force_sync_after of them, all of
+ * one kind: upstream's workaround relies on batches of one kind, each
+ * ending in a CMD_SYNC, and here commands from several CPUs (a TLBI, a
+ * CFGI_STE, a TLBI_NH_ASID, each submitted and synced in separate lock
+ * holds) would otherwise share one.
+ */
+static bool cmdq_joins_window(const struct smmuv3_cmdq *cmdq, const u64 *cmd)
+{
+	if (cmd_is_sync(cmd) || !cmdq->force_sync_after || !cmdq->since_sync)
+		return true;
+	return cmdq->since_sync < cmdq->force_sync_after &&
+	       cmdq->window_op == FIELD_GET(CMD_0_OP, cmd[0]);
+}
+
+/*
+ * Write one command, after a CMD_SYNC if the commands waiting for one may
+ * not take it in (cmdq_joins_window()), or drop it, counted, for the caller to report once it
  * has dropped @lock.  Under @lock; returns its position.  The count is
  * checked after the last wait for room: other CPUs write while the lock
  * is dropped.
@@ -414,8 +431,7 @@ static int cmdq_put(struct smmuv3_cmdq *cmdq, const u64 *cmd,
 		ret = cmdq_make_room(cmdq, flags, b);
 		if (ret)
 			break;
-		if (cmd_is_sync(cmd) || !cmdq->force_sync_after ||
-		    cmdq->since_sync < cmdq->force_sync_after) {
+		if (cmdq_joins_window(cmdq, cmd)) {
 			*pos = cmdq->prod;
 			cmdq_write_one(cmdq, cmd);
 			return 0;

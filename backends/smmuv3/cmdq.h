@@ -53,8 +53,8 @@ struct smmuv3_cmdq_impl {
  * @timeout_us: a call's bound, in microseconds of @impl->now: how long it
  *	waits with CMDQ_CONS still
  * @force_sync_after: if nonzero, at most this many commands other than
- *	CMD_SYNC are written between two CMD_SYNCs (a CMD_SYNC is inserted):
- *	Arm MMU-700 erratum 2812531
+ *	CMD_SYNC, all with one opcode, are written between two CMD_SYNCs (a
+ *	CMD_SYNC is inserted): Arm MMU-700 erratum 2812531
  * @lock: serialises writing commands and moving CMDQ_PROD; never held
  *	while waiting for the SMMU, nor while printing: a console may send
  *	through a device behind this SMMU, and unmap, and sync
@@ -63,6 +63,7 @@ struct smmuv3_cmdq_impl {
  * @prod: commands written, ever; under @lock
  * @since_sync: commands other than CMD_SYNC written since the last one;
  *	under @lock
+ * @window_op: the opcode of the last command written; under @lock
  * @published: commands CMDQ_PROD has been moved past; written under @lock
  * @cons: commands the SMMU has consumed, as far as any CPU has seen;
  *	only grows, by cmpxchg64
@@ -88,6 +89,7 @@ struct smmuv3_cmdq {
 	raw_spinlock_t gerror_lock;	/* GERRORN, @nlost */
 	u64 prod;
 	u32 since_sync;
+	u8 window_op;
 	u64 published;
 	u64 cons;
 	u64 stuck;
