@@ -1206,6 +1206,49 @@ static void erratum_2812531_one_kind_per_sync(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.prod, 7);
 }
 
+/* Another CPU's sync times out whenever the SMMU consumes a CFGI_ALL. */
+static void fpt_loss_at_cfgi_all(struct fpt_v3_fake *f, u64 pos,
+				 const u64 *cmd, bool refused)
+{
+	if ((cmd[0] & 0xff) == CMD_OP_CFGI_ALL && !refused)
+		WRITE_ONCE(f->smmu.cmdq.nlost, f->smmu.cmdq.nlost + 1);
+}
+
+static const struct fpt_v3_hooks fpt_loss_at_cfgi_all_hooks = {
+	.consume = fpt_loss_at_cfgi_all,
+};
+
+/*
+ * Losses elsewhere while a recovery runs (other CPUs' syncs timing out)
+ * are not the recovery's own commands: its CFGI_ALL and TLBI_NSNH_ALL
+ * were consumed and not refused.  It covers what was lost before it began
+ * and answers 0; the later losses are for the syncs after it.  Taken for
+ * its own, they made it start again, and after three tries fail with
+ * -EIO, and a final flush that fails leaks the domain's tables, CD and
+ * ASID.
+ */
+static void unrelated_losses_during_recovery_are_not_its_own(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 4);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	u64 before;
+
+	WRITE_ONCE(cmdq->nlost, 1);
+	f->hooks = &fpt_loss_at_cfgi_all_hooks;
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, fpt_count_op(f, CMD_OP_CFGI_ALL), 1);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, 1);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 2);
+
+	/* A refused command of its own is still made up for. */
+	f->hooks = NULL;
+	before = f->cfgi;
+	fpt_v3_fake_refuse(f, CMD_OP_TLBI_NSNH_ALL, 1);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->cfgi, before + 2);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, cmdq->nlost);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -1233,6 +1276,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(moving_cons_resets_the_bound),
 	KUNIT_CASE(bound_is_time_not_loop_steps),
 	KUNIT_CASE(erratum_2812531_one_kind_per_sync),
+	KUNIT_CASE(unrelated_losses_during_recovery_are_not_its_own),
 	{}
 };
 

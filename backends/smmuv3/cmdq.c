@@ -261,7 +261,7 @@ cmdq_skip_error_locked(struct smmuv3_cmdq *cmdq, struct smmuv3_cmdq_refusal *r,
 		slot[1] = cpu_to_le64(sync[1]);
 		cmdq_count_lost(cmdq);
 	}
-	cmdq->err_at = pos + 1;
+	WRITE_ONCE(cmdq->err_at, pos + 1);
 	/* The slot, and the count, before the SMMU resumes. */
 	dma_wmb();
 	cmdq_write(cmdq, SMMUV3_GERRORN,
@@ -523,17 +523,22 @@ static int cmdq_issue_sync(struct smmuv3_cmdq *cmdq, const u64 *cmd,
  * Invalidate everything a lost command may have meant: configuration
  * first, completed, so that nothing cached can refill the TLB, then the
  * TLB.  It covers every loss counted before it began, since its commands
- * come after them in the queue.  A loss while it runs may be one of its
- * own commands: then it starts again, a few times at most.
+ * come after them in the queue.  A loss counted while it runs is one of
+ * its own commands only if a refusal was acknowledged at or after the
+ * first of them (a command of its own dropped, or a sync of its own timed
+ * out, fails it): then it starts again, a few times at most.  Any other
+ * is another CPU's, left to the syncs after it.
  */
 static int cmdq_recover(struct smmuv3_cmdq *cmdq,
 			struct smmuv3_cmdq_budget *b)
 {
-	u64 cmd[CMD_DWORDS], nlost, seen;
+	u64 cmd[CMD_DWORDS], nlost, seen, first;
 	unsigned int tries;
 	int ret;
 
 	for (tries = 0; tries < SMMUV3_CMDQ_RECOVER_TRIES; tries++) {
+		/* At most the position of our first command. */
+		first = READ_ONCE(cmdq->published);
 		nlost = READ_ONCE(cmdq->nlost);
 		/* Counted before our commands are written. */
 		smp_mb();
@@ -545,7 +550,8 @@ static int cmdq_recover(struct smmuv3_cmdq *cmdq,
 		}
 		if (ret)
 			return ret;
-		if (READ_ONCE(cmdq->nlost) != nlost)
+		if (READ_ONCE(cmdq->nlost) != nlost &&
+		    READ_ONCE(cmdq->err_at) > first)
 			continue;
 		seen = READ_ONCE(cmdq->recovered);
 		while (seen < nlost)
