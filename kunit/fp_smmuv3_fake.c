@@ -479,25 +479,18 @@ void fpt_v3_fake_wedge_after(struct fpt_v3_fake *f, unsigned int n)
 }
 
 /*
- * Each register access costs @ns of the queue's clock from now on, as a
- * trapped MMIO access does in a VM.
+ * From now on the SMMU consumes only on one CMDQ_CONS read in @every (0
+ * or 1: each), and each register access costs @mmio_ns of the queue's
+ * clock, as a trapped MMIO access does in a VM.
  */
-void fpt_v3_fake_mmio_cost(struct fpt_v3_fake *f, unsigned long ns)
-{
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&f->lock, flags);
-	f->mmio_ns = ns;
-	raw_spin_unlock_irqrestore(&f->lock, flags);
-}
-
-/* The SMMU consumes only on one CMDQ_CONS read in @every from now on. */
-void fpt_v3_fake_every(struct fpt_v3_fake *f, unsigned int every)
+void fpt_v3_fake_pace(struct fpt_v3_fake *f, unsigned int every,
+		      unsigned long mmio_ns)
 {
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&f->lock, flags);
 	f->every = every;
+	f->mmio_ns = mmio_ns;
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 

@@ -6,8 +6,13 @@
  * reading only a few commands per CMDQ_CONS read.  It applies the commands
  * it consumes to the TLB model, each as the architecture scopes it, and
  * completes them there only at each CMD_SYNC it reaches.  It can refuse a
- * command (CMDQ_CONS.ERR = CERROR_ILL, GERROR.CMDQ_ERR toggled, the queue
- * halted until GERRORN acknowledges), raise other global errors, and wedge.
+ * command (CMDQ_CONS.ERR = CERROR_ILL, or CERROR_ABT, which it retries
+ * once acknowledged; GERROR.CMDQ_ERR toggled only if not active, with an
+ * interrupt counted; the queue halted until GERRORN acknowledges), raise
+ * other global errors, answer a CMDQ_CONS read with a value of a test's
+ * choosing, consume slower than it is polled, and wedge.  The queue's
+ * bound runs on the fake's clock: 1 us per back-off step, and a chosen
+ * cost per register access.
  *
  * Configuration is cached as the architecture allows: a stream's STE and
  * CD, once fetched, stay in use until a CFGI reaching the stream has been
@@ -28,7 +33,9 @@
  * them when it ends.
  *
  * The oracle counts the non-sync commands consumed between two CMD_SYNCs
- * (the MMU-700 erratum 2812531 bound), and hooks let a test see every
+ * (the MMU-700 erratum 2812531 bound) and the windows between two that
+ * hold more than one opcode (which that erratum's workaround forbids), and
+ * hooks let a test see every
  * command at the moment CMDQ_PROD passes it and when it is consumed.
  */
 #ifndef _FP_SMMUV3_FAKE_H
@@ -192,8 +199,8 @@ struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,
 				    unsigned int per_poll);
 void fpt_v3_fake_set(struct fpt_v3_fake *f, unsigned int per_poll);
 void fpt_v3_fake_wedge_after(struct fpt_v3_fake *f, unsigned int n);
-void fpt_v3_fake_every(struct fpt_v3_fake *f, unsigned int every);
-void fpt_v3_fake_mmio_cost(struct fpt_v3_fake *f, unsigned long ns);
+void fpt_v3_fake_pace(struct fpt_v3_fake *f, unsigned int every,
+		      unsigned long mmio_ns);
 void fpt_v3_fake_stall(struct fpt_v3_fake *f, unsigned long steps);
 void fpt_v3_fake_run(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_refuse_tlbi(struct fpt_v3_fake *f, unsigned int n);

@@ -1141,7 +1141,7 @@ static void moving_cons_resets_the_bound(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, cmds);
 	cmdq->timeout_us = 100;
-	fpt_v3_fake_every(f, 4);
+	fpt_v3_fake_pace(f, 4, 0);
 	for (i = 0; i < n; i++)
 		smmuv3_cmd_tlbi_nh_va(&cmds[i * CMD_DWORDS], 1,
 				      FPT_IOVA + i * SZ_4K, true);
@@ -1167,14 +1167,14 @@ static void bound_is_time_not_loop_steps(struct kunit *test)
 	u64 bound = 100 * NSEC_PER_USEC, start;
 
 	cmdq->timeout_us = 100;
-	fpt_v3_fake_mmio_cost(f, 10 * NSEC_PER_USEC);
+	fpt_v3_fake_pace(f, 0, 10 * NSEC_PER_USEC);
 	fpt_cmdq_tlbi(f, 1);
 	start = f->clock_ns;
 	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -ETIMEDOUT);
 	KUNIT_EXPECT_GE(test, f->clock_ns - start, bound);
 	KUNIT_EXPECT_LE(test, f->clock_ns - start, 2 * bound);
 
-	fpt_v3_fake_mmio_cost(f, 0);
+	fpt_v3_fake_pace(f, 0, 0);
 	fpt_v3_fake_set(f, 8);
 	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
 	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
