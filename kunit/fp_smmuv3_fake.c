@@ -150,6 +150,8 @@ static void fpt_v3_sync(struct fpt_v3_fake *f)
 	}
 	f->syncs++;
 	f->since_sync = 0;
+	f->window_op = 0;
+	f->window_mixed = false;
 }
 
 /* The devices go on through whatever configuration the SMMU has cached. */
@@ -201,6 +203,12 @@ out:
 	if (!ok)
 		return false;
 	if (op != 0x46) {
+		if (!f->window_op)
+			f->window_op = op;
+		if (op != f->window_op && !f->window_mixed) {
+			f->window_mixed = true;
+			f->mixed++;
+		}
 		f->since_sync++;
 		f->max_between_syncs = max(f->max_between_syncs,
 					   f->since_sync);
@@ -217,6 +225,19 @@ static bool fpt_v3_wedged(struct fpt_v3_fake *f)
 	return f->wedge && f->consumed_pos >= f->wedge_at;
 }
 
+/*
+ * Global errors @bits happen: those not active toggle in GERROR and raise
+ * the interrupt; an active one is not raised again (IHI 0070, GERROR).
+ */
+static void fpt_v3_gerror(struct fpt_v3_fake *f, u32 bits)
+{
+	u32 fresh = bits & ~(f->gerror ^ f->gerrorn);
+
+	f->gerror ^= fresh;
+	if (fresh)
+		f->irqs++;
+}
+
 /* One poll's worth of progress: at most per_poll commands. */
 static void fpt_v3_advance(struct fpt_v3_fake *f)
 {
@@ -224,13 +245,15 @@ static void fpt_v3_advance(struct fpt_v3_fake *f)
 
 	if (f->delays < f->stall_until)
 		return;
+	if (f->every > 1 && f->reads % f->every)
+		return;
 	for (n = 0; n < f->per_poll && !f->halted && !fpt_v3_wedged(f) &&
 	     f->cons != f->prod; n++) {
 		if (!fpt_v3_consume_one(f)) {
 			f->halted = true;
 			f->halted_reads = 0;
-			f->cerror = FPT_CERROR_ILL;
-			f->gerror ^= GERROR_CMDQ_ERR;
+			f->cerror = f->refuse_cerror ?: FPT_CERROR_ILL;
+			fpt_v3_gerror(f, GERROR_CMDQ_ERR);
 			f->refused++;
 		}
 		fpt_v3_refill(f);
@@ -272,9 +295,15 @@ static u32 fpt_v3_read_reg(struct smmuv3_cmdq *cmdq, unsigned int off)
 	u32 val = 0;
 
 	raw_spin_lock_irqsave(&f->lock, flags);
+	f->clock_ns += f->mmio_ns;
 	switch (off) {
 	case SMMUV3_CMDQ_CONS:
 		f->reads++;
+		if (f->cons_overrides) {
+			f->cons_overrides--;
+			val = f->cons_override;
+			break;
+		}
 		if (f->halted && ++f->halted_reads > FPT_V3_LIVELOCK) {
 			f->livelock = true;
 			f->gerror ^= (f->gerror ^ f->gerrorn) & GERROR_CMDQ_ERR;
@@ -305,11 +334,15 @@ static void fpt_v3_write_reg(struct smmuv3_cmdq *cmdq, unsigned int off,
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&f->lock, flags);
+	f->clock_ns += f->mmio_ns;
 	switch (off) {
 	case SMMUV3_CMDQ_PROD:
 		fpt_v3_publish(f, val & fpt_v3_mask(f));
 		break;
 	case SMMUV3_GERRORN:
+		if ((f->gerror ^ f->gerrorn) & ~(f->gerror ^ val) &
+		    GERROR_CMDQ_ERR)
+			f->acks++;
 		f->gerrorn = val;
 		/* Acknowledged: the queue runs again from CMDQ_CONS. */
 		if (f->halted && !((f->gerror ^ val) & GERROR_CMDQ_ERR))
@@ -330,6 +363,7 @@ static void fpt_v3_delay(struct smmuv3_cmdq *cmdq)
 
 	raw_spin_lock_irqsave(&f->lock, flags);
 	f->delays++;
+	f->clock_ns += NSEC_PER_USEC;
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 	if (READ_ONCE(f->real_delay)) {
 		udelay(1);
@@ -337,10 +371,24 @@ static void fpt_v3_delay(struct smmuv3_cmdq *cmdq)
 	}
 }
 
+/* The model's time, which the queue's bound is measured on. */
+static u64 fpt_v3_now(struct smmuv3_cmdq *cmdq)
+{
+	struct fpt_v3_fake *f = to_fake(cmdq);
+	unsigned long flags;
+	u64 now;
+
+	raw_spin_lock_irqsave(&f->lock, flags);
+	now = f->clock_ns;
+	raw_spin_unlock_irqrestore(&f->lock, flags);
+	return now;
+}
+
 static const struct smmuv3_cmdq_impl fpt_v3_impl = {
 	.read_reg	= fpt_v3_read_reg,
 	.write_reg	= fpt_v3_write_reg,
 	.delay		= fpt_v3_delay,
+	.now		= fpt_v3_now,
 };
 
 /* What the queue did that the SMMU's architecture does not allow. */
@@ -353,6 +401,9 @@ static void fpt_v3_fake_check(void *data)
 			    "commands changed after CMDQ_PROD passed them");
 	KUNIT_EXPECT_EQ_MSG(test, f->overflow, 0,
 			    "CMDQ_PROD more than a queue ahead of CMDQ_CONS");
+	if (f->mmu700)
+		KUNIT_EXPECT_EQ_MSG(test, f->mixed, 0,
+				    "commands of two kinds before one CMD_SYNC (erratum 2812531)");
 }
 
 /**
@@ -362,7 +413,8 @@ static void fpt_v3_fake_check(void *data)
  * @shift: log2 of the queue's entries
  * @per_poll: commands consumed per CMDQ_CONS read; 0: wedged
  *
- * The queue's bound is 1000 steps, counted in &fpt_v3_fake.delays.  When
+ * The queue's bound is 1000 us of the fake's clock, which advances 1 us
+ * per back-off step (counted in &fpt_v3_fake.delays): 1000 steps.  When
  * the test ends, it fails if the queue changed a command the SMMU may
  * already have read, or moved CMDQ_PROD more than a queue ahead.
  *
@@ -427,6 +479,22 @@ void fpt_v3_fake_wedge_after(struct fpt_v3_fake *f, unsigned int n)
 }
 
 /*
+ * From now on the SMMU consumes only on one CMDQ_CONS read in @every (0
+ * or 1: each), and each register access costs @mmio_ns of the queue's
+ * clock, as a trapped MMIO access does in a VM.
+ */
+void fpt_v3_fake_pace(struct fpt_v3_fake *f, unsigned int every,
+		      unsigned long mmio_ns)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&f->lock, flags);
+	f->every = every;
+	f->mmio_ns = mmio_ns;
+	raw_spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/*
  * The SMMU consumes nothing for the queue's next @steps back-off steps,
  * then goes on as before: slow, not wedged (CMDQ_CONS has not been seen
  * stopped for a whole bound).
@@ -454,15 +522,28 @@ void fpt_v3_fake_run(struct fpt_v3_fake *f, unsigned int n)
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 
-/* Refuse the next @n commands of opcode @op (0: any TLBI) it reaches. */
-void fpt_v3_fake_refuse(struct fpt_v3_fake *f, u8 op, unsigned int n)
+/*
+ * Refuse the next @n attempts at commands of opcode @op (0: any TLBI)
+ * with CMDQ_CONS.ERR @cerror: FPT_CERROR_ILL (skipped by software), or
+ * FPT_CERROR_ABT (retried by the SMMU once acknowledged, so one command
+ * can be refused many times).
+ */
+void fpt_v3_fake_refuse_cerror(struct fpt_v3_fake *f, u8 op, unsigned int n,
+			       u32 cerror)
 {
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&f->lock, flags);
 	f->refuse_op = op;
 	f->refuse_n = n;
+	f->refuse_cerror = cerror;
 	raw_spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/* Refuse the next @n commands of opcode @op (0: any TLBI) it reaches. */
+void fpt_v3_fake_refuse(struct fpt_v3_fake *f, u8 op, unsigned int n)
+{
+	fpt_v3_fake_refuse_cerror(f, op, n, FPT_CERROR_ILL);
 }
 
 /* Refuse the next @n TLBI commands the consumer reaches (CERROR_ILL). */
@@ -575,13 +656,28 @@ void fpt_v3_fake_stop_consumer(struct fpt_v3_fake *f)
 	f->consumer_data = NULL;
 }
 
-/* Another global error happens: its GERROR bits toggle. */
+/*
+ * The next @n CMDQ_CONS reads return @val, not what the SMMU would say:
+ * all-ones from a read the interconnect failed, or a stale value.
+ */
+void fpt_v3_fake_cons_override(struct fpt_v3_fake *f, u32 val,
+			       unsigned int n)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&f->lock, flags);
+	f->cons_override = val;
+	f->cons_overrides = n;
+	raw_spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/* Other global errors happen: those not active toggle, and interrupt. */
 void fpt_v3_fake_raise_gerror(struct fpt_v3_fake *f, u32 bits)
 {
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&f->lock, flags);
-	f->gerror ^= bits;
+	fpt_v3_gerror(f, bits);
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 }
 

@@ -6,8 +6,13 @@
  * reading only a few commands per CMDQ_CONS read.  It applies the commands
  * it consumes to the TLB model, each as the architecture scopes it, and
  * completes them there only at each CMD_SYNC it reaches.  It can refuse a
- * command (CMDQ_CONS.ERR = CERROR_ILL, GERROR.CMDQ_ERR toggled, the queue
- * halted until GERRORN acknowledges), raise other global errors, and wedge.
+ * command (CMDQ_CONS.ERR = CERROR_ILL, or CERROR_ABT, which it retries
+ * once acknowledged; GERROR.CMDQ_ERR toggled only if not active, with an
+ * interrupt counted; the queue halted until GERRORN acknowledges), raise
+ * other global errors, answer a CMDQ_CONS read with a value of a test's
+ * choosing, consume slower than it is polled, and wedge.  The queue's
+ * bound runs on the fake's clock: 1 us per back-off step, and a chosen
+ * cost per register access.
  *
  * Configuration is cached as the architecture allows: a stream's STE and
  * CD, once fetched, stay in use until a CFGI reaching the stream has been
@@ -28,7 +33,9 @@
  * them when it ends.
  *
  * The oracle counts the non-sync commands consumed between two CMD_SYNCs
- * (the MMU-700 erratum 2812531 bound), and hooks let a test see every
+ * (the MMU-700 erratum 2812531 bound) and the windows between two that
+ * hold more than one opcode (which that erratum's workaround forbids), and
+ * hooks let a test see every
  * command at the moment CMDQ_PROD passes it and when it is consumed.
  */
 #ifndef _FP_SMMUV3_FAKE_H
@@ -40,6 +47,7 @@
 #include "fp_model.h"
 
 #define FPT_CERROR_ILL	1
+#define FPT_CERROR_ABT	2
 #define FPT_V3_STREAMS	4
 
 struct fpt_v3_fake;
@@ -89,14 +97,23 @@ struct fpt_v3_hooks {
  * @gerror: GERROR
  * @gerrorn: GERRORN as last written
  * @per_poll: commands consumed per CMDQ_CONS read; 0 wedges the SMMU
+ * @every: ...on one CMDQ_CONS read in this many (0 or 1: on each): an
+ *	SMMU slower than the CPU that polls it, which never stops
  * @wedge: the SMMU consumes nothing once @consumed_pos reaches...
  * @wedge_at: ...this position
  * @stall_until: the SMMU consumes nothing until @delays reaches this
  * @refuse_op: refuse commands with this opcode (0: any TLBI)...
- * @refuse_n: ...this many of the next ones it reaches
+ * @refuse_n: ...this many of the next ones it reaches, each attempt
+ *	counted: an abort on fetch (CERROR_ABT) is retried once
+ *	acknowledged, and refused again while @refuse_n lasts
+ * @refuse_cerror: ...with this CMDQ_CONS.ERR (CERROR_ILL by default)
  * @halted: refused a command, waits for GERRORN to acknowledge it
  * @reads: CMDQ_CONS reads
  * @delays: the queue's back-off steps
+ * @clock_ns: the queue's clock (&smmuv3_cmdq_impl.now): 1 us per back-off
+ *	step, and @mmio_ns per register access
+ * @mmio_ns: what a register access costs: 0, or what a trap to the
+ *	hypervisor costs where a VM's MMIO traps
  * @consumed: commands consumed
  * @tlbi: TLBI commands applied to @model
  * @syncs: CMD_SYNCs consumed
@@ -104,15 +121,26 @@ struct fpt_v3_hooks {
  * @refused: commands refused
  * @bad: fields out of place (a range's TG, a nonzero VMID)
  * @halted_reads: CMDQ_CONS reads while halted, since the last halt
+ * @irqs: GERROR interrupts raised: an error becomes active (GERROR.x
+ *	toggled while GERROR.x == GERRORN.x); an active one raises none
+ * @acks: GERRORN writes that acknowledged an active CMDQ_ERR
  * @streams: devices, by StreamID
  * @since_sync: non-sync commands consumed since the last CMD_SYNC
  * @max_between_syncs: the most of them ever
+ * @window_op: the opcode of the first of them (0: none yet)
+ * @mixed: windows between two CMD_SYNCs holding more than one opcode
+ * @mmu700: the part has erratum 2812531, whose workaround needs every
+ *	window single-kind: a test using the fake fails on @mixed
  * @published: CMDQ_PROD as a position (never wraps)
  * @consumed_pos: CMDQ_CONS as a position
  * @hooks: or NULL
  * @eager: perform each TLBI as it is consumed, the earliest the
  *	architecture allows: a device refilling through a cached
  *	configuration then refills after it, as the architecture also allows
+ * @cons_override: what the next @cons_overrides CMDQ_CONS reads return
+ *	instead of the SMMU's: all-ones, as a read that failed on the bus
+ *	returns, or a stale value; such a read does not reach the SMMU
+ * @cons_overrides: how many reads are left to override
  * @real_delay: a back-off step waits (udelay) and may reschedule, for
  *	tests whose consumer runs in a thread of its own
  * @consumer: that thread, if started
@@ -134,20 +162,29 @@ struct fpt_v3_fake {
 	struct fpm_smmu *model;
 	raw_spinlock_t lock;	/* all below */
 	u32 prod, cons, cerror, gerror, gerrorn;
-	unsigned int per_poll;
+	unsigned int per_poll, every;
 	bool wedge;
 	u64 wedge_at;
 	unsigned long stall_until;
 	u8 refuse_op;
 	unsigned int refuse_n;
+	u32 refuse_cerror;
 	bool halted;
+	u64 clock_ns;
+	unsigned long mmio_ns;
 	unsigned long reads, delays, consumed, tlbi, syncs, cfgi, refused, bad;
-	unsigned long halted_reads;
+	unsigned long halted_reads, irqs, acks;
 	struct fpt_v3_stream streams[FPT_V3_STREAMS];
 	unsigned long since_sync, max_between_syncs;
+	u8 window_op;
+	bool window_mixed;
+	unsigned long mixed;
+	bool mmu700;
 	u64 published, consumed_pos;
 	const struct fpt_v3_hooks *hooks;
 	bool eager;
+	u32 cons_override;
+	unsigned int cons_overrides;
 	bool real_delay;
 	struct task_struct *consumer;
 	void *consumer_data;
@@ -162,16 +199,22 @@ struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,
 				    unsigned int per_poll);
 void fpt_v3_fake_set(struct fpt_v3_fake *f, unsigned int per_poll);
 void fpt_v3_fake_wedge_after(struct fpt_v3_fake *f, unsigned int n);
+void fpt_v3_fake_pace(struct fpt_v3_fake *f, unsigned int every,
+		      unsigned long mmio_ns);
 void fpt_v3_fake_stall(struct fpt_v3_fake *f, unsigned long steps);
 void fpt_v3_fake_run(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_refuse_tlbi(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_refuse(struct fpt_v3_fake *f, u8 op, unsigned int n);
+void fpt_v3_fake_refuse_cerror(struct fpt_v3_fake *f, u8 op, unsigned int n,
+			       u32 cerror);
 void fpt_v3_fake_stream(struct fpt_v3_fake *f, u32 sid, struct fpm_ctx *mc,
 			unsigned long iova, size_t size);
 void fpt_v3_fake_ste(struct fpt_v3_fake *f, u32 sid, struct fpm_ctx *mc);
 struct fpm_ctx *fpt_v3_fake_cached(struct fpt_v3_fake *f, u32 sid);
 int fpt_v3_fake_start_consumer(struct fpt_v3_fake *f, unsigned int per_run);
 void fpt_v3_fake_stop_consumer(struct fpt_v3_fake *f);
+void fpt_v3_fake_cons_override(struct fpt_v3_fake *f, u32 val,
+			       unsigned int n);
 void fpt_v3_fake_raise_gerror(struct fpt_v3_fake *f, u32 bits);
 u32 fpt_v3_fake_active_gerror(struct fpt_v3_fake *f);
 u64 fpt_v3_fake_slot(struct fpt_v3_fake *f, u32 reg);

@@ -14,10 +14,13 @@
  * by compare-and-exchange, spinning briefly, then backing off one delay
  * step at a time.  Callers may be atomic (iotlb_sync runs under spinlocks;
  * every policy call is a non-blocking section), so this polls and never
- * sleeps, and its locks stay spinning locks on PREEMPT_RT.  The steps of
- * one call, submit or sync, add up to one bound: a wedged SMMU yields
- * -ETIMEDOUT, never a lockup, and once a wait has seen CMDQ_CONS still for
- * a whole bound every wait fails at once until it moves.
+ * sleeps, and its locks stay spinning locks on PREEMPT_RT.  One call,
+ * submit or sync, waits at most one bound (@timeout_us of ktime, which
+ * runs with interrupts off) with CMDQ_CONS still, across all its waits:
+ * a wedged SMMU yields -ETIMEDOUT, never a lockup, and once a wait has
+ * seen CMDQ_CONS still for a whole bound every wait fails at once until
+ * it moves.  While CMDQ_CONS moves the SMMU is working, and is waited
+ * for.
  *
  * Losing: a full queue never overwrites an unread command.  Only on a
  * wedged SMMU, past the bound, is a command dropped.  A command the SMMU
@@ -41,6 +44,7 @@
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
+#include <linux/timekeeping.h>
 
 #include "smmuv3_dev.h"
 
@@ -53,10 +57,23 @@
 #define CMDQ_CERROR_ABT		2
 #define CMDQ_CERROR_ATC_INV	3
 
-/* What one call may still wait, in delay steps. */
+/*
+ * When CMDQ_CONS last moved as one call saw it, and whether the call has
+ * acknowledged a refusal at the position of the last one acknowledged.
+ */
 struct smmuv3_cmdq_budget {
 	unsigned int spins;
-	unsigned long delays;
+	u64 moved;		/* cmdq_now() then */
+	u64 seen;		/* CMDQ_CONS as last polled, + 1; 0: never */
+	bool acked;
+};
+
+/* What became of an active CMDQ_ERR. */
+enum smmuv3_cmdq_err {
+	CMDQ_ERR_NONE,		/* none was active */
+	CMDQ_ERR_SKIPPED,	/* acknowledged, the command replaced */
+	CMDQ_ERR_RETRIED,	/* acknowledged: the SMMU tries it again */
+	CMDQ_ERR_HELD,		/* left active: acknowledged there already */
 };
 
 /* readl: what was read orders the loads after it (the lost count). */
@@ -86,6 +103,19 @@ static void cmdq_delay(struct smmuv3_cmdq *cmdq)
 		udelay(1);
 }
 
+/*
+ * The bound's clock.  ktime_get_ns() reads the clocksource itself, so it
+ * runs with interrupts off, where jiffies would stand still on this CPU;
+ * and it is time, where a count of polls would stretch with every trapped
+ * MMIO access in a VM.
+ */
+static u64 cmdq_now(struct smmuv3_cmdq *cmdq)
+{
+	if (cmdq->impl && cmdq->impl->now)
+		return cmdq->impl->now(cmdq);
+	return ktime_get_ns();
+}
+
 static u32 cmdq_size(const struct smmuv3_cmdq *cmdq)
 {
 	return BIT(cmdq->q.shift);
@@ -110,16 +140,26 @@ static bool cmd_is_sync(const u64 *cmd)
 /*
  * What the SMMU has consumed, from any CPU, with no lock.  CMDQ_CONS
  * cannot pass what was published, and the shared position was true when
- * read: so CMDQ_CONS is less than twice the queue ahead of it, unless this
- * CPU was held up between the two reads for a lap or more, when the sum
- * falls short of the truth by whole laps.  Either way the result is at
- * most the truth, and the shared position only grows.
+ * read, before CMDQ_CONS was: so CMDQ_CONS is less than twice the queue
+ * ahead of it, unless this CPU was held up between the two reads for a
+ * lap or more, when the sum falls short of the truth by whole laps.
+ * Either way the result is at most the truth, and the shared position
+ * only grows.  Read the other way round, the shared position could be
+ * another CPU's, newer than this CMDQ_CONS, and the sum a lap ahead of the
+ * SMMU.  A value with reserved bits set (all-ones: a read the interconnect
+ * failed) says nothing of the SMMU, whatever its index bits; one outside
+ * [shared position, published] is stale or garbage: both are ignored.
  */
 static u64 cmdq_poll_cons(struct smmuv3_cmdq *cmdq)
 {
 	u64 old = READ_ONCE(cmdq->cons), new, seen;
-	u32 hw = cmdq_read(cmdq, SMMUV3_CMDQ_CONS);
+	u32 hw;
 
+	/* The MMIO read must not be performed before the load of @cons. */
+	rmb();
+	hw = cmdq_read(cmdq, SMMUV3_CMDQ_CONS);
+	if (hw & ~(CMDQ_CONS_ERR | cmdq_reg(cmdq, U64_MAX)))
+		return old;
 	new = old + cmdq_reg(cmdq, hw - cmdq_reg(cmdq, old));
 	if (new > READ_ONCE(cmdq->published))
 		return old;
@@ -175,57 +215,82 @@ static void cmdq_count_lost(struct smmuv3_cmdq *cmdq)
  * a CMD_SYNC, count it lost, and acknowledge: GERRORN's bit toggles to
  * GERROR's, whatever both were before.  No producer writes that slot: it
  * lies between CMDQ_CONS and what was published.  @r says what it was.
+ *
+ * An abort on fetch (CERROR_ABT) or an ATC invalidation timeout is left
+ * in place: acknowledged, the SMMU tries the command again.  If that
+ * fails too, the error is back at the same position at once, with an
+ * interrupt: acknowledged at every poll, it would make a storm, and the
+ * queue would never be seen still long enough to be marked wedged.  So a
+ * refusal at the position last acknowledged is acknowledged at most once
+ * per call (@b), and never by the interrupt (@b NULL).
  */
-static void cmdq_skip_error_locked(struct smmuv3_cmdq *cmdq,
-				   struct smmuv3_cmdq_refusal *r)
+static enum smmuv3_cmdq_err
+cmdq_skip_error_locked(struct smmuv3_cmdq *cmdq, struct smmuv3_cmdq_refusal *r,
+		       struct smmuv3_cmdq_budget *b)
 {
 	u32 gerror, gerrorn, cerror;
 	u64 sync[CMD_DWORDS], pos;
+	bool again, retry;
 	__le64 *slot;
 
 	lockdep_assert_held(&cmdq->gerror_lock);
 	gerror = cmdq_read(cmdq, SMMUV3_GERROR);
 	gerrorn = cmdq_read(cmdq, SMMUV3_GERRORN);
 	if (!((gerror ^ gerrorn) & GERROR_CMDQ_ERR))
-		return;
+		return CMDQ_ERR_NONE;
 
 	cerror = FIELD_GET(CMDQ_CONS_ERR, cmdq_read(cmdq, SMMUV3_CMDQ_CONS));
 	pos = cmdq_poll_cons(cmdq);
+	again = cmdq->err_at == pos + 1;
+	if (again && (!b || b->acked))
+		return CMDQ_ERR_HELD;
+	if (b)
+		b->acked = true;
+	retry = again || cerror == CMDQ_CERROR_ABT ||
+		cerror == CMDQ_CERROR_ATC_INV;
 	slot = cmdq_slot(cmdq, pos);
-	r->cmd[0] = le64_to_cpu(slot[0]);
-	r->cmd[1] = le64_to_cpu(slot[1]);
-	r->cerror = cerror;
-	r->seen = true;
-	if (cerror != CMDQ_CERROR_ABT && cerror != CMDQ_CERROR_ATC_INV &&
-	    pos < READ_ONCE(cmdq->published)) {
+	if (!again) {
+		r->cmd[0] = le64_to_cpu(slot[0]);
+		r->cmd[1] = le64_to_cpu(slot[1]);
+		r->cerror = cerror;
+		r->seen = true;
+	}
+	if (!retry && pos < READ_ONCE(cmdq->published)) {
 		smmuv3_cmd_sync(sync);
 		slot[0] = cpu_to_le64(sync[0]);
 		slot[1] = cpu_to_le64(sync[1]);
 		cmdq_count_lost(cmdq);
 	}
+	WRITE_ONCE(cmdq->err_at, pos + 1);
 	/* The slot, and the count, before the SMMU resumes. */
 	dma_wmb();
 	cmdq_write(cmdq, SMMUV3_GERRORN,
 		   gerrorn ^ ((gerror ^ gerrorn) & GERROR_CMDQ_ERR), false);
+	return retry ? CMDQ_ERR_RETRIED : CMDQ_ERR_SKIPPED;
 }
 
 /*
- * Only a CPU that sees CMDQ_ERR active takes the lock.  Return: whether
- * it was active (someone acknowledged it, perhaps the GERROR interrupt).
+ * Only a CPU that sees CMDQ_ERR active takes the lock.  An error it
+ * acknowledges raised an interrupt the handler may then find nothing for:
+ * counted in @taken, so that the handler still claims it.
  */
-static bool cmdq_skip_error(struct smmuv3_cmdq *cmdq)
+static enum smmuv3_cmdq_err cmdq_skip_error(struct smmuv3_cmdq *cmdq,
+					    struct smmuv3_cmdq_budget *b)
 {
 	struct smmuv3_cmdq_refusal r = {};
+	enum smmuv3_cmdq_err ret;
 	unsigned long flags;
 
 	if (!((cmdq_read(cmdq, SMMUV3_GERROR) ^
 	       cmdq_read(cmdq, SMMUV3_GERRORN)) & GERROR_CMDQ_ERR))
-		return false;
+		return CMDQ_ERR_NONE;
 	raw_spin_lock_irqsave(&cmdq->gerror_lock, flags);
-	cmdq_skip_error_locked(cmdq, &r);
+	ret = cmdq_skip_error_locked(cmdq, &r, b);
+	if (ret == CMDQ_ERR_SKIPPED || ret == CMDQ_ERR_RETRIED)
+		cmdq->taken++;
 	raw_spin_unlock_irqrestore(&cmdq->gerror_lock, flags);
 	cmdq_report_refusal(cmdq, &r);
-	return true;
+	return ret;
 }
 
 /* Under @lock. */
@@ -245,38 +310,44 @@ static void cmdq_publish(struct smmuv3_cmdq *cmdq)
 /*
  * Wait, with no lock, until the SMMU has consumed everything before
  * @target, skipping refused commands on the way: only when a poll saw no
- * progress are GERROR and GERRORN read.  Every iteration counts against
- * the call's budget, errors included.  A wait that saw CMDQ_CONS still
- * for a whole bound leaves it marked: until it moves, every wait fails at
- * once, so a wedged SMMU costs one bound, not one per sync; but an SMMU
- * that stopped there on a refused command is not wedged, so the error is
- * looked for first.  A call whose bound ran out while CMDQ_CONS moved
- * (a slow SMMU, a full queue waited for again and again) fails alone: it
- * has not seen the SMMU wedged, and other CPUs' waits must not fail
- * without waiting at all.
+ * progress are GERROR and GERRORN read.  The bound is time (cmdq_now())
+ * with CMDQ_CONS still, across the call's waits: a slow SMMU that keeps moving
+ * (a full queue waited for slot by slot, under contention) is waited for,
+ * since it loses nothing, where a bound on the whole call would drop
+ * commands a working SMMU was about to read.  A wait that saw CMDQ_CONS
+ * still for a whole bound leaves it marked: until it moves, every wait
+ * fails at once, so a wedged SMMU costs one bound, not one per sync; but
+ * an SMMU that stopped there on a refused command is not wedged, so the
+ * error is looked for first, and the wait goes on if it was acknowledged;
+ * one left active (acknowledged there already) does not keep a wedge
+ * unmarked.
  */
 static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
 		     struct smmuv3_cmdq_budget *b)
 {
-	u64 cons, last = U64_MAX;
-	unsigned long moved = b->delays;
-	bool stuck;
+	u64 cons, now, bound = (u64)cmdq->timeout_us * NSEC_PER_USEC;
+	enum smmuv3_cmdq_err err;
+	bool stuck, moved;
 
 	for (;;) {
 		cons = cmdq_poll_cons(cmdq);
 		if (cons >= target)
 			return 0;
-		if (cons != last)
-			moved = b->delays;
+		now = cmdq_now(cmdq);
+		moved = b->seen != cons + 1;
+		if (moved)
+			b->moved = now;
 		stuck = READ_ONCE(cmdq->stuck) == cons + 1;
-		if ((cons == last || stuck) && cmdq_skip_error(cmdq))
-			stuck = false;
-		last = cons;
+		if (!moved || stuck) {
+			err = cmdq_skip_error(cmdq, b);
+			if (err == CMDQ_ERR_SKIPPED || err == CMDQ_ERR_RETRIED)
+				stuck = false;
+		}
+		b->seen = cons + 1;
 		if (stuck)
 			return -ETIMEDOUT;
-		if (b->delays >= cmdq->timeout_us) {
-			if (b->delays - moved >= cmdq->timeout_us)
-				WRITE_ONCE(cmdq->stuck, cons + 1);
+		if (now - b->moved >= bound) {
+			WRITE_ONCE(cmdq->stuck, cons + 1);
 			return -ETIMEDOUT;
 		}
 		if (b->spins < SMMUV3_CMDQ_SPIN) {
@@ -284,7 +355,6 @@ static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
 			cpu_relax();
 		} else {
 			cmdq_delay(cmdq);
-			b->delays++;
 		}
 	}
 }
@@ -322,13 +392,30 @@ static void cmdq_write_one(struct smmuv3_cmdq *cmdq, const u64 *cmd)
 	slot[1] = cpu_to_le64(cmd[1]);
 	cmdq->prod++;
 	cmdq->since_sync = cmd_is_sync(cmd) ? 0 : cmdq->since_sync + 1;
+	cmdq->window_op = FIELD_GET(CMD_0_OP, cmd[0]);
 	if (cmdq->prod - cmdq->published >= cmdq_size(cmdq) / 2)
 		cmdq_publish(cmdq);
 }
 
 /*
- * Write one command, after a CMD_SYNC if @force_sync_after commands are
- * waiting for one, or drop it, counted, for the caller to report once it
+ * Whether @cmd may join the commands written since the last CMD_SYNC.
+ * On MMU-700 (erratum 2812531) at most @force_sync_after of them, all of
+ * one kind: upstream's workaround relies on batches of one kind, each
+ * ending in a CMD_SYNC, and here commands from several CPUs (a TLBI, a
+ * CFGI_STE, a TLBI_NH_ASID, each submitted and synced in separate lock
+ * holds) would otherwise share one.
+ */
+static bool cmdq_joins_window(const struct smmuv3_cmdq *cmdq, const u64 *cmd)
+{
+	if (cmd_is_sync(cmd) || !cmdq->force_sync_after || !cmdq->since_sync)
+		return true;
+	return cmdq->since_sync < cmdq->force_sync_after &&
+	       cmdq->window_op == FIELD_GET(CMD_0_OP, cmd[0]);
+}
+
+/*
+ * Write one command, after a CMD_SYNC if the commands waiting for one may
+ * not take it in (cmdq_joins_window()), or drop it, counted, for the caller to report once it
  * has dropped @lock.  Under @lock; returns its position.  The count is
  * checked after the last wait for room: other CPUs write while the lock
  * is dropped.
@@ -344,8 +431,7 @@ static int cmdq_put(struct smmuv3_cmdq *cmdq, const u64 *cmd,
 		ret = cmdq_make_room(cmdq, flags, b);
 		if (ret)
 			break;
-		if (cmd_is_sync(cmd) || !cmdq->force_sync_after ||
-		    cmdq->since_sync < cmdq->force_sync_after) {
+		if (cmdq_joins_window(cmdq, cmd)) {
 			*pos = cmdq->prod;
 			cmdq_write_one(cmdq, cmd);
 			return 0;
@@ -376,9 +462,9 @@ static void cmdq_count_timeout(struct smmuv3_cmdq *cmdq)
  * @n: how many
  *
  * They may stay unpublished until the next sync.  A full queue is waited
- * for, at most one bound for the whole call; what still does not fit is
- * dropped, and the next sync to complete recovers from it before it
- * returns 0.
+ * for while the SMMU consumes, and at most one bound in the whole call
+ * with CMDQ_CONS still; what still does not fit is dropped, and the next
+ * sync to complete recovers from it before it returns 0.
  */
 void smmuv3_cmdq_submit(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 			unsigned int n)
@@ -437,17 +523,22 @@ static int cmdq_issue_sync(struct smmuv3_cmdq *cmdq, const u64 *cmd,
  * Invalidate everything a lost command may have meant: configuration
  * first, completed, so that nothing cached can refill the TLB, then the
  * TLB.  It covers every loss counted before it began, since its commands
- * come after them in the queue.  A loss while it runs may be one of its
- * own commands: then it starts again, a few times at most.
+ * come after them in the queue.  A loss counted while it runs is one of
+ * its own commands only if a refusal was acknowledged at or after the
+ * first of them (a command of its own dropped, or a sync of its own timed
+ * out, fails it): then it starts again, a few times at most.  Any other
+ * is another CPU's, left to the syncs after it.
  */
 static int cmdq_recover(struct smmuv3_cmdq *cmdq,
 			struct smmuv3_cmdq_budget *b)
 {
-	u64 cmd[CMD_DWORDS], nlost, seen;
+	u64 cmd[CMD_DWORDS], nlost, seen, first;
 	unsigned int tries;
 	int ret;
 
 	for (tries = 0; tries < SMMUV3_CMDQ_RECOVER_TRIES; tries++) {
+		/* At most the position of our first command. */
+		first = READ_ONCE(cmdq->published);
 		nlost = READ_ONCE(cmdq->nlost);
 		/* Counted before our commands are written. */
 		smp_mb();
@@ -459,7 +550,8 @@ static int cmdq_recover(struct smmuv3_cmdq *cmdq,
 		}
 		if (ret)
 			return ret;
-		if (READ_ONCE(cmdq->nlost) != nlost)
+		if (READ_ONCE(cmdq->nlost) != nlost &&
+		    READ_ONCE(cmdq->err_at) > first)
 			continue;
 		seen = READ_ONCE(cmdq->recovered);
 		while (seen < nlost)
@@ -502,10 +594,11 @@ int smmuv3_cmdq_sync(struct smmuv3_cmdq *cmdq)
 			     "%llu commands lost or syncs failed so far: invalidating everything before answering\n",
 			     READ_ONCE(cmdq->nlost));
 	/*
-	 * A bound of its own: a sync that completed late in its bound (a
-	 * slow SMMU, just when other CPUs' syncs timed out) would otherwise
-	 * find the SMMU "wedged" at the recovery's first wait and fail a
-	 * caller whose commands did complete.
+	 * A bound of its own: a sync that completed after CMDQ_CONS stood
+	 * still for most of a bound (a stalled SMMU, just when other CPUs'
+	 * syncs timed out) would otherwise find the SMMU "wedged" at the
+	 * recovery's first wait and fail a caller whose commands did
+	 * complete.
 	 */
 	b = (struct smmuv3_cmdq_budget){};
 	return cmdq_recover(cmdq, &b);
@@ -594,12 +687,17 @@ int smmuv3_cmdq_init(struct smmuv3_cmdq *cmdq, struct device *dev,
  * @dev: the SMMU
  *
  * A refused command (CMDQ_ERR) is skipped as a waiter on the queue would
- * skip it, so that the queue runs on with no one waiting.  Every other
- * active global error is logged and acknowledged: exactly those bits
- * toggle in GERRORN, never CMDQ_ERR's, under the lock the queue takes for
- * its own acknowledgment.
+ * skip it, so that the queue runs on with no one waiting; one at the
+ * position last acknowledged is left to the waiters, or the SMMU's retry
+ * and this interrupt would take turns for ever.  Every other active
+ * global error is logged and acknowledged: exactly those bits toggle in
+ * GERRORN, never CMDQ_ERR's, under the lock the queue takes for its own
+ * acknowledgment.  In Service Failure Mode (SFM_ERR) the SMMU may consume
+ * no more commands: the queue is marked wedged where CMDQ_CONS stands, so
+ * that syncs fail at once instead of each waiting a bound, until it moves.
  *
- * Return: IRQ_HANDLED, or IRQ_NONE if no error was active.
+ * Return: IRQ_HANDLED, or IRQ_NONE if no error was active and none that
+ * a waiter acknowledged accounts for the interrupt.
  */
 irqreturn_t smmuv3_gerror_irq(int irq, void *dev)
 {
@@ -608,22 +706,31 @@ irqreturn_t smmuv3_gerror_irq(int irq, void *dev)
 	struct smmuv3_cmdq_refusal r = {};
 	u32 gerror, gerrorn, active, handled;
 	unsigned long flags;
+	bool claimed;
 
 	raw_spin_lock_irqsave(&cmdq->gerror_lock, flags);
 	active = (cmdq_read(cmdq, SMMUV3_GERROR) ^
 		  cmdq_read(cmdq, SMMUV3_GERRORN)) & GERROR_CMDQ_ERR;
 	if (active)
-		cmdq_skip_error_locked(cmdq, &r);
+		cmdq_skip_error_locked(cmdq, &r, NULL);
 	gerror = cmdq_read(cmdq, SMMUV3_GERROR);
 	gerrorn = cmdq_read(cmdq, SMMUV3_GERRORN);
 	handled = (gerror ^ gerrorn) & GERROR_ERR_MASK & ~GERROR_CMDQ_ERR;
 	active |= handled;
+	if (handled & GERROR_SFM_ERR)
+		WRITE_ONCE(cmdq->stuck, cmdq_poll_cons(cmdq) + 1);
 	if (handled)
 		cmdq_write(cmdq, SMMUV3_GERRORN, gerrorn ^ handled, false);
+	claimed = !active && cmdq->taken;
+	if (claimed)
+		cmdq->taken--;
 	raw_spin_unlock_irqrestore(&cmdq->gerror_lock, flags);
 
 	cmdq_report_refusal(cmdq, &r);
+	if (handled & GERROR_SFM_ERR)
+		dev_crit_ratelimited(smmu->dev,
+				     "service failure mode: commands may not complete\n");
 	if (handled)
 		dev_err_ratelimited(smmu->dev, "global error %#x\n", handled);
-	return active ? IRQ_HANDLED : IRQ_NONE;
+	return active || claimed ? IRQ_HANDLED : IRQ_NONE;
 }

@@ -30,8 +30,9 @@ struct smmuv3_queue {
  * struct smmuv3_cmdq_impl - register access an implementation can override
  * @read_reg: read a 32-bit register at @off from page 0 or 1
  * @write_reg: write one
- * @delay: one back-off step of a wait, udelay(1) by default; a wait gives
- *	up after &smmuv3_cmdq.timeout_us of them
+ * @delay: one back-off step of a wait, udelay(1) by default
+ * @now: the time in nanoseconds, ktime_get_ns() by default, on which a
+ *	wait's bound (&smmuv3_cmdq.timeout_us) is measured
  *
  * Any of them may be NULL for the default MMIO access.  The seam where a
  * test's fake SMMU plugs in, as arm_smmu_impl is upstream.
@@ -40,6 +41,7 @@ struct smmuv3_cmdq_impl {
 	u32 (*read_reg)(struct smmuv3_cmdq *cmdq, unsigned int off);
 	void (*write_reg)(struct smmuv3_cmdq *cmdq, unsigned int off, u32 val);
 	void (*delay)(struct smmuv3_cmdq *cmdq);
+	u64 (*now)(struct smmuv3_cmdq *cmdq);
 };
 
 /**
@@ -48,10 +50,11 @@ struct smmuv3_cmdq_impl {
  * @base: the SMMU's registers
  * @dev: the SMMU, for messages
  * @impl: register access, or NULL for MMIO
- * @timeout_us: a call's bound, in @impl->delay steps
+ * @timeout_us: a call's bound, in microseconds of @impl->now: how long it
+ *	waits with CMDQ_CONS still
  * @force_sync_after: if nonzero, at most this many commands other than
- *	CMD_SYNC are written between two CMD_SYNCs (a CMD_SYNC is inserted):
- *	Arm MMU-700 erratum 2812531
+ *	CMD_SYNC, all with one opcode, are written between two CMD_SYNCs (a
+ *	CMD_SYNC is inserted): Arm MMU-700 erratum 2812531
  * @lock: serialises writing commands and moving CMDQ_PROD; never held
  *	while waiting for the SMMU, nor while printing: a console may send
  *	through a device behind this SMMU, and unmap, and sync
@@ -60,6 +63,7 @@ struct smmuv3_cmdq_impl {
  * @prod: commands written, ever; under @lock
  * @since_sync: commands other than CMD_SYNC written since the last one;
  *	under @lock
+ * @window_op: the opcode of the last command written; under @lock
  * @published: commands CMDQ_PROD has been moved past; written under @lock
  * @cons: commands the SMMU has consumed, as far as any CPU has seen;
  *	only grows, by cmpxchg64
@@ -69,6 +73,10 @@ struct smmuv3_cmdq_impl {
  *	or refused by the SMMU), and CMD_SYNCs that timed out; under
  *	@gerror_lock
  * @recovered: @nlost when the last recovery that completed began
+ * @err_at: position + 1 of the last refused command acknowledged (0:
+ *	none); under @gerror_lock
+ * @taken: CMDQ_ERRs a waiter acknowledged whose interrupt the GERROR
+ *	handler has not yet claimed; under @gerror_lock
  */
 struct smmuv3_cmdq {
 	struct smmuv3_queue q;
@@ -81,11 +89,14 @@ struct smmuv3_cmdq {
 	raw_spinlock_t gerror_lock;	/* GERRORN, @nlost */
 	u64 prod;
 	u32 since_sync;
+	u8 window_op;
 	u64 published;
 	u64 cons;
 	u64 stuck;
 	u64 nlost;
 	u64 recovered;
+	u64 err_at;
+	u32 taken;
 };
 
 #define SMMUV3_CMDQ_TIMEOUT_US	1000000
