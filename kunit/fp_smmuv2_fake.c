@@ -35,10 +35,6 @@
 #define FPT_V2_GLOBAL_QUEUE	0
 #define FPT_V2_CB_QUEUE(n)	(1 + (n))
 
-static struct fpt_v2_fake *to_fake(struct smmuv2_device *smmu)
-{
-	return container_of(smmu, struct fpt_v2_fake, smmu);
-}
 
 static struct fpt_v2_bank *fpt_v2_bank_at(struct fpt_v2_fake *fake,
 					  unsigned int page, unsigned int *n)
@@ -170,16 +166,14 @@ static void fpt_v2_decode(struct fpt_v2_fake *fake, unsigned int page,
 	fpm_issue(fake->model, &cmd);
 }
 
-void fpt_v2_write(struct smmuv2_device *smmu, unsigned int page,
-		  unsigned int off, u32 val)
+void fpt_v2_write(void *fake, unsigned int page, unsigned int off, u32 val)
 {
-	fpt_v2_decode(to_fake(smmu), page, off, val, false);
+	fpt_v2_decode(fake, page, off, val, false);
 }
 
-void fpt_v2_write64(struct smmuv2_device *smmu, unsigned int page,
-		    unsigned int off, u64 val)
+void fpt_v2_write64(void *fake, unsigned int page, unsigned int off, u64 val)
 {
-	fpt_v2_decode(to_fake(smmu), page, off, val, true);
+	fpt_v2_decode(fake, page, off, val, true);
 }
 
 /*
@@ -203,10 +197,9 @@ static void fpt_v2_log_read(struct fpt_v2_fake *fake, unsigned int page,
 	fake->reads[fake->nr_reads++ % FPT_V2_NR_READS] = page << 16 | off;
 }
 
-u32 fpt_v2_read(struct smmuv2_device *smmu, unsigned int page,
-		unsigned int off)
+u32 fpt_v2_read(void *priv, unsigned int page, unsigned int off)
 {
-	struct fpt_v2_fake *fake = to_fake(smmu);
+	struct fpt_v2_fake *fake = priv;
 	struct fpt_v2_bank *b;
 	unsigned int n;
 
@@ -232,10 +225,9 @@ u32 fpt_v2_read(struct smmuv2_device *smmu, unsigned int page,
 	return 0;
 }
 
-u64 fpt_v2_read64(struct smmuv2_device *smmu, unsigned int page,
-		  unsigned int off)
+u64 fpt_v2_read64(void *priv, unsigned int page, unsigned int off)
 {
-	struct fpt_v2_fake *fake = to_fake(smmu);
+	struct fpt_v2_fake *fake = priv;
 	struct fpt_v2_bank *b;
 	unsigned int n;
 
@@ -255,6 +247,12 @@ const struct smmuv2_reg_ops fpt_v2_regs = {
 	.write64	= fpt_v2_write64,
 };
 
+/* After the contexts on it: the rig's exit action was added later. */
+static void fpt_v2_fake_free(void *smmu)
+{
+	smmuv2_device_destroy(smmu);
+}
+
 /**
  * fpt_v2_fake_new() - a fake SMMUv2 in front of a TLB model
  * @test: the test; the fake lives as long as it
@@ -266,6 +264,7 @@ const struct smmuv2_reg_ops fpt_v2_regs = {
 struct fpt_v2_fake *fpt_v2_fake_new(struct kunit *test, struct fpm_smmu *model,
 				    bool qcom)
 {
+	struct smmuv2_device_cfg cfg;
 	struct fpt_v2_fake *fake = kunit_kzalloc(test, sizeof(*fake),
 						 GFP_KERNEL);
 
@@ -273,16 +272,19 @@ struct fpt_v2_fake *fpt_v2_fake_new(struct kunit *test, struct fpm_smmu *model,
 		return NULL;
 	fake->model = model;
 	fake->dev.init_name = qcom ? "qcom-fake" : "smmuv2-fake";
-	fake->smmu = (struct smmuv2_device) {
+	cfg = (struct smmuv2_device_cfg) {
 		.name = qcom ? "qcom.0" : "smmuv2.0",
 		.dev = &fake->dev,
 		.pgshift = 12,
 		.numpage = FPT_V2_NUMPAGE,
 		.coherent_walk = true,
 		.regs = &fpt_v2_regs,
+		.priv = fake,
 	};
-	if (qcom ? qcom_smmuv2_device_init(&fake->smmu) :
-		   smmuv2_device_init(&fake->smmu))
+	fake->smmu = qcom ? qcom_smmuv2_device_create(&cfg) :
+			    smmuv2_device_create(&cfg);
+	if (IS_ERR(fake->smmu) ||
+	    kunit_add_action_or_reset(test, fpt_v2_fake_free, fake->smmu))
 		return NULL;
 	return fake;
 }
@@ -299,7 +301,7 @@ void fpt_v2_fake_bank(struct fpt_v2_fake *fake, unsigned int cbndx,
 
 struct fpt_v2_fake *fpt_v2_fake_of(struct fpt_rig *rig)
 {
-	return to_fake(rig->backend.v2.smmu);
+	return smmuv2_ctx(rig->ctx)->smmu->cfg.priv;
 }
 
 /* Forget what was counted and read so far. */
@@ -323,7 +325,7 @@ bool fpt_v2_fake_was_read(struct fpt_v2_fake *fake, unsigned int page,
 
 /*
  * The rig's way in: the context is created by the backend's own
- * init_context function, on a fake of its own, bank id % FPT_V2_NR_CB.
+ * function, on a fake of its own, bank id % FPT_V2_NR_CB.
  */
 static struct fp_context *fpt_v2_create(struct fpt_rig *rig,
 					const struct fpt_rig_cfg *rc, u16 id,
@@ -349,10 +351,9 @@ static struct fp_context *fpt_v2_create(struct fpt_rig *rig,
 		 */
 		rig->cfg.ias = 40;
 	}
-	snprintf(rig->name, sizeof(rig->name), "%s-%s%u", fake->smmu.name,
+	snprintf(rig->name, sizeof(rig->name), "%s-%s%u", fake->smmu->name,
 		 stage2 ? "vmid" : "asid", id);
-	return smmuv2_init_context(&rig->backend.v2, &fake->smmu, &cfg,
-				   &rig->cfg);
+	return smmuv2_context_create(fake->smmu, &cfg, &rig->cfg);
 }
 
 static struct fp_context *fpt_v2_create_plain(struct fpt_rig *rig,
@@ -371,8 +372,10 @@ static struct fp_context *fpt_v2_create_qcom(struct fpt_rig *rig,
 
 const struct fpt_backend fpt_v2_backend = {
 	.name = "smmuv2", .create = fpt_v2_create_plain,
+	.destroy = smmuv2_context_destroy,
 };
 
 const struct fpt_backend fpt_qcom_backend = {
 	.name = "qcom", .create = fpt_v2_create_qcom,
+	.destroy = smmuv2_context_destroy,
 };

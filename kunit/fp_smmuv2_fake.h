@@ -19,7 +19,7 @@
 #ifndef _FP_SMMUV2_FAKE_H
 #define _FP_SMMUV2_FAKE_H
 
-#include "../backends/smmuv2/smmuv2.h"
+#include "../backends/smmuv2/smmuv2_ctx.h"
 #include "fp_rig.h"
 
 #define FPT_V2_NUMPAGE	8	/* pages of global space: CB n is page 8 + n */
@@ -58,7 +58,7 @@ struct fpt_v2_bank {
 };
 
 struct fpt_v2_fake {
-	struct smmuv2_device smmu;
+	struct smmuv2_device *smmu;	/* the backend's, on this fake */
 	struct device dev;
 	struct fpm_smmu *model;
 	struct fpt_v2_bank cb[FPT_V2_NR_CB];
@@ -102,13 +102,9 @@ void fpt_v2_count_run(struct kunit *test, const struct fpt_v2_count_case *c,
 		      const struct fpt_backend *be);
 
 /* The accessors, for tests that put something in front of them. */
-u32 fpt_v2_read(struct smmuv2_device *smmu, unsigned int page,
-		unsigned int off);
-u64 fpt_v2_read64(struct smmuv2_device *smmu, unsigned int page,
-		  unsigned int off);
-void fpt_v2_write(struct smmuv2_device *smmu, unsigned int page,
-		  unsigned int off, u32 val);
-void fpt_v2_write64(struct smmuv2_device *smmu, unsigned int page,
-		    unsigned int off, u64 val);
+u32 fpt_v2_read(void *fake, unsigned int page, unsigned int off);
+u64 fpt_v2_read64(void *fake, unsigned int page, unsigned int off);
+void fpt_v2_write(void *fake, unsigned int page, unsigned int off, u32 val);
+void fpt_v2_write64(void *fake, unsigned int page, unsigned int off, u64 val);
 
 #endif /* _FP_SMMUV2_FAKE_H */
