@@ -18,7 +18,10 @@
 #define FPT_GR0_TLBIALLNSNH	0x68
 #define FPT_GR0_STLBGSYNC	0x70
 #define FPT_GR0_STLBGSTATUS	0x74
+#define FPT_GR1_CBAR(n)		(0x0 + 4 * (n))
+#define FPT_GR1_CBA2R(n)	(0x800 + 4 * (n))
 #define FPT_CB_SCTLR		0x0
+#define FPT_CB_TTBR0		0x20
 #define FPT_CB_FSR		0x58
 #define FPT_CB_FAR		0x60
 #define FPT_CB_FSYNR0		0x68
@@ -133,6 +136,52 @@ static bool fpt_v2_decode_cb_cmd(struct fpt_v2_bank *b, unsigned int off,
 	return false;
 }
 
+/*
+ * GR1 programs banks: CBA2R (VA64, VMID16) before CBAR (type, VMID) is
+ * how a driver sets one up, so CBAR makes the bank what both say.
+ */
+static void fpt_v2_decode_gr1(struct fpt_v2_fake *fake, unsigned int off,
+			      u64 val, bool is64)
+{
+	unsigned int n = (off & 0x7ff) / 4;
+	struct fpt_v2_bank *b = &fake->cb[n];
+
+	if (is64 || n >= FPT_V2_NR_CB) {
+		fake->n[FPT_V2_BAD]++;
+		return;
+	}
+	fake->n[FPT_V2_CFG]++;
+	if (off == FPT_GR1_CBA2R(n)) {
+		b->cba2r = val;
+		return;
+	}
+	/* CBAR.TYPE 0 is stage 2 only; VMID[7:0], or CBA2R's 16 bits. */
+	b->used = true;
+	b->stage2 = !((val >> 16) & 3);
+	b->aarch32 = !(b->cba2r & 1);
+	b->vmid = (b->cba2r >> 16) ?: (val & 0xff);
+	if (!b->stage2)
+		b->vmid = 0;
+}
+
+/*
+ * The bank's translation registers (below the TLB maintenance ones at
+ * 0x600): stored, never decoded but for TTBR0's ASID.
+ */
+static bool fpt_v2_decode_cb_cfg(struct fpt_v2_fake *fake,
+				 struct fpt_v2_bank *b, unsigned int off,
+				 u64 val, bool is64)
+{
+	if (off >= 0x600)
+		return false;
+	fake->n[FPT_V2_CFG]++;
+	if (off == FPT_CB_TTBR0)
+		b->ttbr0 = val;
+	else if (off == FPT_CB_SCTLR)
+		b->sctlr = val;
+	return true;
+}
+
 static void fpt_v2_decode(struct fpt_v2_fake *fake, unsigned int page,
 			  unsigned int off, u64 val, bool is64)
 {
@@ -145,6 +194,15 @@ static void fpt_v2_decode(struct fpt_v2_fake *fake, unsigned int page,
 		fpt_v2_decode_gr0(fake, off, val, is64);
 		return;
 	}
+	if (page == 1) {
+		fpt_v2_decode_gr1(fake, off, val, is64);
+		return;
+	}
+	/* A bank is configured before CBAR says what it is, as arm-smmu does. */
+	if (page >= FPT_V2_NUMPAGE && page < FPT_V2_NUMPAGE + FPT_V2_NR_CB &&
+	    fpt_v2_decode_cb_cfg(fake, &fake->cb[page - FPT_V2_NUMPAGE], off,
+				 val, is64))
+		return;
 	b = fpt_v2_bank_at(fake, page, &n);
 	if (!b) {
 		fake->n[FPT_V2_BAD]++;

@@ -39,6 +39,7 @@ enum fpt_v2_count {
 	FPT_V2_TLBSYNC,
 	FPT_V2_TLBGSYNC,
 	FPT_V2_STATUS_READS,	/* TLBSTATUS and sTLBGSTATUS */
+	FPT_V2_CFG,		/* bank configuration: CBAR, TTBR0, ... */
 	FPT_V2_BAD,
 	FPT_V2_NR,
 };
@@ -55,6 +56,9 @@ struct fpt_v2_bank {
 	/* Fault state a diagnostic dump may read. */
 	u32 sctlr, fsr, fsynr0;
 	u64 far;
+	/* As a driver programmed it: CBA2R, and TTBR0 (its ASID). */
+	u32 cba2r;
+	u64 ttbr0;
 };
 
 struct fpt_v2_fake {
