@@ -371,9 +371,9 @@ int fpt_rig_init(struct kunit *test, struct fpt_rig *rig,
 	if (be && be->create) {
 		rig->ctx = be->create(rig, rc, asid);
 		rig->destroy = be->destroy;
-	}
-	else
+	} else {
 		rig->ctx = fp_context_create(&fc, &rig->cfg);
+	}
 	if (IS_ERR(rig->ctx)) {
 		ret = PTR_ERR(rig->ctx);
 		rig->ctx = NULL;

@@ -38,7 +38,6 @@
 #define FPT_V2_GLOBAL_QUEUE	0
 #define FPT_V2_CB_QUEUE(n)	(1 + (n))
 
-
 static struct fpt_v2_bank *fpt_v2_bank_at(struct fpt_v2_fake *fake,
 					  unsigned int page, unsigned int *n)
 {

@@ -219,15 +219,17 @@ static struct arm_smmu_domain *fpa_domain_new(struct kunit *test,
 static void fpa_map(struct kunit *test, struct iommu_domain *domain,
 		    size_t size, size_t pgsize)
 {
+	const struct iommu_domain_ops *ops = domain->ops;
 	size_t done = 0, mapped;
+	int ret;
 
 	while (done < size) {
 		mapped = 0;
-		KUNIT_ASSERT_EQ(test, domain->ops->map_pages(domain,
-				FPA_IOVA + done, FPA_IOVA + done, pgsize,
-				(size - done) / pgsize,
-				IOMMU_READ | IOMMU_WRITE, GFP_KERNEL, &mapped),
-				0);
+		ret = ops->map_pages(domain, FPA_IOVA + done, FPA_IOVA + done,
+				     pgsize, (size - done) / pgsize,
+				     IOMMU_READ | IOMMU_WRITE, GFP_KERNEL,
+				     &mapped);
+		KUNIT_ASSERT_EQ(test, ret, 0);
 		KUNIT_ASSERT_NE(test, mapped, 0);
 		done += mapped;
 	}
