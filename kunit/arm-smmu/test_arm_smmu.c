@@ -121,7 +121,11 @@ static struct fpa_smmu *fpa_smmu_new(struct kunit *test, bool qcom)
 			0);
 	f->fake = fpt_v2_fake_new(test, &f->model, false);
 	KUNIT_ASSERT_NOT_NULL(test, f->fake);
-	dev = kunit_device_register(test, qcom ? "fpa-qcom-smmu" : "fpa-smmu");
+	/*
+	 * Named "<case>.<name>": short, so that the contexts' sysfs names
+	 * fit as an SoC's ("15000000.iommu-asid3") do.
+	 */
+	dev = kunit_device_register(test, qcom ? "qsmmu" : "smmu");
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
 	test->priv = f;
 
@@ -263,7 +267,7 @@ static void fpa_case_desc(const struct fpa_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(fpa_case, fpa_cases, fpa_case_desc);
 
-static void unmap_through_arm_smmu_writes_exact(struct kunit *test)
+static void unmap_32m(struct kunit *test)
 {
 	const struct fpa_case *c = test->param_value;
 	struct fpa_smmu *f = fpa_smmu_new(test, c->qcom);
@@ -297,7 +301,7 @@ static void unmap_through_arm_smmu_writes_exact(struct kunit *test)
 }
 
 /* flush_iotlb_all: the whole context, one TLBIASID and its sync. */
-static void flush_iotlb_all_through_arm_smmu(struct kunit *test)
+static void flush_all(struct kunit *test)
 {
 	struct fpa_smmu *f = fpa_smmu_new(test, true);
 	struct arm_smmu_domain *smmu_domain = fpa_domain_new(test, f, NULL);
@@ -314,9 +318,8 @@ static void flush_iotlb_all_through_arm_smmu(struct kunit *test)
 }
 
 static struct kunit_case fpa_test_cases[] = {
-	KUNIT_CASE_PARAM(unmap_through_arm_smmu_writes_exact,
-			 fpa_case_gen_params),
-	KUNIT_CASE(flush_iotlb_all_through_arm_smmu),
+	KUNIT_CASE_PARAM(unmap_32m, fpa_case_gen_params),
+	KUNIT_CASE(flush_all),
 	{}
 };
 
