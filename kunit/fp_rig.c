@@ -163,21 +163,27 @@ const struct fp_hw_ops fpt_hw_ops_range = {
  * descriptor line.
  */
 
+/*
+ * The page table's cookie is the rig, whatever the backend made
+ * fp_context_priv() of its context; flushpol's flush ops get the context.
+ */
 static void fpt_tlb_flush_all(void *cookie)
 {
-	to_rig(cookie)->fp_tlb->tlb_flush_all(cookie);
+	struct fpt_rig *rig = cookie;
+
+	rig->fp_tlb->tlb_flush_all(rig->ctx);
 }
 
 static void fpt_tlb_flush_walk(unsigned long iova, size_t size,
 			       size_t granule, void *cookie)
 {
-	struct fpt_rig *rig = to_rig(cookie);
+	struct fpt_rig *rig = cookie;
 
 	atomic_long_inc(&rig->walks);
 	fpm_busy_tables(&rig->mc);
 	if (rig->hooks && rig->hooks->before_walk)
 		rig->hooks->before_walk(rig);
-	rig->fp_tlb->tlb_flush_walk(iova, size, granule, cookie);
+	rig->fp_tlb->tlb_flush_walk(iova, size, granule, rig->ctx);
 }
 
 /* A descriptor line of 4K pages: eight 8-byte descriptors. */
@@ -186,14 +192,14 @@ static void fpt_tlb_flush_walk(unsigned long iova, size_t size,
 static void fpt_tlb_add_page(struct iommu_iotlb_gather *gather,
 			     unsigned long iova, size_t granule, void *cookie)
 {
-	struct fpt_rig *rig = to_rig(cookie);
+	struct fpt_rig *rig = cookie;
 
 	atomic_long_inc(&rig->add_pages);
 	fpm_busy(&rig->mc, iova > FPT_LINE ? iova - FPT_LINE : 0,
 		 granule + 2 * FPT_LINE, 1);
 	if (rig->hooks && rig->hooks->before_add_page)
 		rig->hooks->before_add_page(rig);
-	rig->fp_tlb->tlb_add_page(gather, iova, granule, cookie);
+	rig->fp_tlb->tlb_add_page(gather, iova, granule, rig->ctx);
 }
 
 /* Table memory: ours, so the model sees the moment a table is freed. */
@@ -210,7 +216,7 @@ static void *fpt_table_alloc(void *cookie, size_t size, gfp_t gfp)
  */
 static void fpt_table_free(void *cookie, void *pages, size_t size)
 {
-	struct fpt_rig *rig = to_rig(cookie);
+	struct fpt_rig *rig = cookie;
 	struct page *page = virt_to_page(pages);
 
 	fpm_table_freed(&rig->mc, pages, size);
@@ -298,6 +304,15 @@ void fpt_rig_release(struct fpt_rig *rig)
 	kunit_release_action(rig->test, fpt_rig_exit_action, rig);
 }
 
+/* As the backend that created the context destroys it. */
+static void fpt_ctx_destroy(struct fpt_rig *rig)
+{
+	if (rig->destroy)
+		rig->destroy(rig->ctx);
+	else
+		fp_context_destroy(rig->ctx);
+}
+
 /**
  * fpt_rig_init() - a context on the model, with its page table
  * @test: the test; the rig is torn down when it ends
@@ -357,10 +372,12 @@ int fpt_rig_init(struct kunit *test, struct fpt_rig *rig,
 		.free		= fpt_table_free,
 	};
 
-	if (be && be->create)
+	if (be && be->create) {
 		rig->ctx = be->create(rig, rc, asid);
-	else
+		rig->destroy = be->destroy;
+	} else {
 		rig->ctx = fp_context_create(&fc, &rig->cfg);
+	}
 	if (IS_ERR(rig->ctx)) {
 		ret = PTR_ERR(rig->ctx);
 		rig->ctx = NULL;
@@ -374,7 +391,7 @@ int fpt_rig_init(struct kunit *test, struct fpt_rig *rig,
 	};
 	rig->cfg.tlb = &rig->tlb;
 
-	rig->ops = alloc_io_pgtable_ops(rc->fmt, &rig->cfg, rig->ctx);
+	rig->ops = alloc_io_pgtable_ops(rc->fmt, &rig->cfg, rig);
 	if (!rig->ops) {
 		ret = -ENOMEM;
 		goto err_ctx;
@@ -393,7 +410,7 @@ err_ops:
 	free_io_pgtable_ops(rig->ops);
 	rig->ops = NULL;
 err_ctx:
-	fp_context_destroy(rig->ctx);
+	fpt_ctx_destroy(rig);
 	rig->ctx = NULL;
 err_model:
 	fpm_ctx_destroy(&rig->mc);
@@ -421,7 +438,7 @@ void fpt_rig_exit(struct fpt_rig *rig)
 		rig->exit_freed_refs = rig->mc.n.freed_refs - refs;
 	}
 	if (rig->ctx)
-		fp_context_destroy(rig->ctx);
+		fpt_ctx_destroy(rig);
 	fpm_ctx_destroy(&rig->mc);
 	if (rig->smmu == &rig->own_smmu)
 		fpm_smmu_destroy(&rig->own_smmu);

@@ -11,7 +11,6 @@
 #include <linux/device.h>
 #include <linux/io-pgtable.h>
 
-#include "../backends/smmuv2/smmuv2.h"
 #include "../backends/smmuv3/smmuv3.h"
 #include "../include/flushpol.h"
 #include "fp_model.h"
@@ -36,8 +35,10 @@ struct fpt_hooks {
  * @setup: fills &fpt_rig.backend so that the primitives drive the model
  * @default_policy: what its init_context would choose
  * @create: optional; creates the context through the backend's own
- *	init_context function instead (@name, @ops and @default_policy are
- *	then its business), with its fp_context_priv() at &fpt_rig.backend.
+ *	function instead (@name, @ops and @default_policy are then its
+ *	business; its fp_context_priv() is the backend's).
+ * @destroy: with @create, the backend's own destroy function; NULL:
+ *	fp_context_destroy()
  *	May adjust &fpt_rig.cfg before the page table is allocated, and sets
  *	&fpt_rig.name.
  */
@@ -48,6 +49,7 @@ struct fpt_backend {
 	const char *default_policy;
 	struct fp_context *(*create)(struct fpt_rig *rig,
 				     const struct fpt_rig_cfg *rc, u16 id);
+	void (*destroy)(struct fp_context *ctx);
 };
 
 struct fpt_rig_cfg {
@@ -67,13 +69,13 @@ struct fpt_rig {
 	 */
 	union {
 		struct smmuv3_flush v3;
-		struct smmuv2_context v2;
 	} backend;
 	struct kunit *test;
 	struct fpm_smmu *smmu;		/* shared when several rigs run */
 	struct fpm_smmu own_smmu;
 	struct fpm_ctx mc;
 	struct fp_context *ctx;
+	void (*destroy)(struct fp_context *ctx);	/* the backend's, or NULL */
 	struct io_pgtable_ops *ops;
 	struct io_pgtable_cfg cfg;
 	const struct iommu_flush_ops *fp_tlb;	/* what flushpol gave us */

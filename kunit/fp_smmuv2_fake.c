@@ -18,7 +18,10 @@
 #define FPT_GR0_TLBIALLNSNH	0x68
 #define FPT_GR0_STLBGSYNC	0x70
 #define FPT_GR0_STLBGSTATUS	0x74
+#define FPT_GR1_CBAR(n)		(0x0 + 4 * (n))
+#define FPT_GR1_CBA2R(n)	(0x800 + 4 * (n))
 #define FPT_CB_SCTLR		0x0
+#define FPT_CB_TTBR0		0x20
 #define FPT_CB_FSR		0x58
 #define FPT_CB_FAR		0x60
 #define FPT_CB_FSYNR0		0x68
@@ -34,11 +37,6 @@
 /* Global commands complete with sTLBGSYNC, bank n's with its TLBSYNC. */
 #define FPT_V2_GLOBAL_QUEUE	0
 #define FPT_V2_CB_QUEUE(n)	(1 + (n))
-
-static struct fpt_v2_fake *to_fake(struct smmuv2_device *smmu)
-{
-	return container_of(smmu, struct fpt_v2_fake, smmu);
-}
 
 static struct fpt_v2_bank *fpt_v2_bank_at(struct fpt_v2_fake *fake,
 					  unsigned int page, unsigned int *n)
@@ -137,6 +135,52 @@ static bool fpt_v2_decode_cb_cmd(struct fpt_v2_bank *b, unsigned int off,
 	return false;
 }
 
+/*
+ * GR1 programs banks: CBA2R (VA64, VMID16) before CBAR (type, VMID) is
+ * how a driver sets one up, so CBAR makes the bank what both say.
+ */
+static void fpt_v2_decode_gr1(struct fpt_v2_fake *fake, unsigned int off,
+			      u64 val, bool is64)
+{
+	unsigned int n = (off & 0x7ff) / 4;
+	struct fpt_v2_bank *b = &fake->cb[n];
+
+	if (is64 || n >= FPT_V2_NR_CB) {
+		fake->n[FPT_V2_BAD]++;
+		return;
+	}
+	fake->n[FPT_V2_CFG]++;
+	if (off == FPT_GR1_CBA2R(n)) {
+		b->cba2r = val;
+		return;
+	}
+	/* CBAR.TYPE 0 is stage 2 only; VMID[7:0], or CBA2R's 16 bits. */
+	b->used = true;
+	b->stage2 = !((val >> 16) & 3);
+	b->aarch32 = !(b->cba2r & 1);
+	b->vmid = (b->cba2r >> 16) ?: (val & 0xff);
+	if (!b->stage2)
+		b->vmid = 0;
+}
+
+/*
+ * The bank's translation registers (below the TLB maintenance ones at
+ * 0x600): stored, never decoded but for TTBR0's ASID.
+ */
+static bool fpt_v2_decode_cb_cfg(struct fpt_v2_fake *fake,
+				 struct fpt_v2_bank *b, unsigned int off,
+				 u64 val, bool is64)
+{
+	if (off >= 0x600)
+		return false;
+	fake->n[FPT_V2_CFG]++;
+	if (off == FPT_CB_TTBR0)
+		b->ttbr0 = val;
+	else if (off == FPT_CB_SCTLR)
+		b->sctlr = val;
+	return true;
+}
+
 static void fpt_v2_decode(struct fpt_v2_fake *fake, unsigned int page,
 			  unsigned int off, u64 val, bool is64)
 {
@@ -149,6 +193,15 @@ static void fpt_v2_decode(struct fpt_v2_fake *fake, unsigned int page,
 		fpt_v2_decode_gr0(fake, off, val, is64);
 		return;
 	}
+	if (page == 1) {
+		fpt_v2_decode_gr1(fake, off, val, is64);
+		return;
+	}
+	/* A bank is configured before CBAR says what it is, as arm-smmu does. */
+	if (page >= FPT_V2_NUMPAGE && page < FPT_V2_NUMPAGE + FPT_V2_NR_CB &&
+	    fpt_v2_decode_cb_cfg(fake, &fake->cb[page - FPT_V2_NUMPAGE], off,
+				 val, is64))
+		return;
 	b = fpt_v2_bank_at(fake, page, &n);
 	if (!b) {
 		fake->n[FPT_V2_BAD]++;
@@ -170,16 +223,14 @@ static void fpt_v2_decode(struct fpt_v2_fake *fake, unsigned int page,
 	fpm_issue(fake->model, &cmd);
 }
 
-void fpt_v2_write(struct smmuv2_device *smmu, unsigned int page,
-		  unsigned int off, u32 val)
+void fpt_v2_write(void *fake, unsigned int page, unsigned int off, u32 val)
 {
-	fpt_v2_decode(to_fake(smmu), page, off, val, false);
+	fpt_v2_decode(fake, page, off, val, false);
 }
 
-void fpt_v2_write64(struct smmuv2_device *smmu, unsigned int page,
-		    unsigned int off, u64 val)
+void fpt_v2_write64(void *fake, unsigned int page, unsigned int off, u64 val)
 {
-	fpt_v2_decode(to_fake(smmu), page, off, val, true);
+	fpt_v2_decode(fake, page, off, val, true);
 }
 
 /*
@@ -203,10 +254,9 @@ static void fpt_v2_log_read(struct fpt_v2_fake *fake, unsigned int page,
 	fake->reads[fake->nr_reads++ % FPT_V2_NR_READS] = page << 16 | off;
 }
 
-u32 fpt_v2_read(struct smmuv2_device *smmu, unsigned int page,
-		unsigned int off)
+u32 fpt_v2_read(void *priv, unsigned int page, unsigned int off)
 {
-	struct fpt_v2_fake *fake = to_fake(smmu);
+	struct fpt_v2_fake *fake = priv;
 	struct fpt_v2_bank *b;
 	unsigned int n;
 
@@ -232,10 +282,9 @@ u32 fpt_v2_read(struct smmuv2_device *smmu, unsigned int page,
 	return 0;
 }
 
-u64 fpt_v2_read64(struct smmuv2_device *smmu, unsigned int page,
-		  unsigned int off)
+u64 fpt_v2_read64(void *priv, unsigned int page, unsigned int off)
 {
-	struct fpt_v2_fake *fake = to_fake(smmu);
+	struct fpt_v2_fake *fake = priv;
 	struct fpt_v2_bank *b;
 	unsigned int n;
 
@@ -255,6 +304,12 @@ const struct smmuv2_reg_ops fpt_v2_regs = {
 	.write64	= fpt_v2_write64,
 };
 
+/* After the contexts on it: the rig's exit action was added later. */
+static void fpt_v2_fake_free(void *smmu)
+{
+	smmuv2_device_destroy(smmu);
+}
+
 /**
  * fpt_v2_fake_new() - a fake SMMUv2 in front of a TLB model
  * @test: the test; the fake lives as long as it
@@ -266,6 +321,7 @@ const struct smmuv2_reg_ops fpt_v2_regs = {
 struct fpt_v2_fake *fpt_v2_fake_new(struct kunit *test, struct fpm_smmu *model,
 				    bool qcom)
 {
+	struct smmuv2_device_cfg cfg;
 	struct fpt_v2_fake *fake = kunit_kzalloc(test, sizeof(*fake),
 						 GFP_KERNEL);
 
@@ -273,16 +329,19 @@ struct fpt_v2_fake *fpt_v2_fake_new(struct kunit *test, struct fpm_smmu *model,
 		return NULL;
 	fake->model = model;
 	fake->dev.init_name = qcom ? "qcom-fake" : "smmuv2-fake";
-	fake->smmu = (struct smmuv2_device) {
+	cfg = (struct smmuv2_device_cfg) {
 		.name = qcom ? "qcom.0" : "smmuv2.0",
 		.dev = &fake->dev,
 		.pgshift = 12,
 		.numpage = FPT_V2_NUMPAGE,
 		.coherent_walk = true,
 		.regs = &fpt_v2_regs,
+		.priv = fake,
 	};
-	if (qcom ? qcom_smmuv2_device_init(&fake->smmu) :
-		   smmuv2_device_init(&fake->smmu))
+	fake->smmu = qcom ? qcom_smmuv2_device_create(&cfg) :
+			    smmuv2_device_create(&cfg);
+	if (IS_ERR(fake->smmu) ||
+	    kunit_add_action_or_reset(test, fpt_v2_fake_free, fake->smmu))
 		return NULL;
 	return fake;
 }
@@ -299,7 +358,7 @@ void fpt_v2_fake_bank(struct fpt_v2_fake *fake, unsigned int cbndx,
 
 struct fpt_v2_fake *fpt_v2_fake_of(struct fpt_rig *rig)
 {
-	return to_fake(rig->backend.v2.smmu);
+	return smmuv2_ctx(rig->ctx)->smmu->cfg.priv;
 }
 
 /* Forget what was counted and read so far. */
@@ -323,7 +382,7 @@ bool fpt_v2_fake_was_read(struct fpt_v2_fake *fake, unsigned int page,
 
 /*
  * The rig's way in: the context is created by the backend's own
- * init_context function, on a fake of its own, bank id % FPT_V2_NR_CB.
+ * function, on a fake of its own, bank id % FPT_V2_NR_CB.
  */
 static struct fp_context *fpt_v2_create(struct fpt_rig *rig,
 					const struct fpt_rig_cfg *rc, u16 id,
@@ -349,10 +408,9 @@ static struct fp_context *fpt_v2_create(struct fpt_rig *rig,
 		 */
 		rig->cfg.ias = 40;
 	}
-	snprintf(rig->name, sizeof(rig->name), "%s-%s%u", fake->smmu.name,
+	snprintf(rig->name, sizeof(rig->name), "%s-%s%u", fake->smmu->name,
 		 stage2 ? "vmid" : "asid", id);
-	return smmuv2_init_context(&rig->backend.v2, &fake->smmu, &cfg,
-				   &rig->cfg);
+	return smmuv2_context_create(fake->smmu, &cfg, &rig->cfg);
 }
 
 static struct fp_context *fpt_v2_create_plain(struct fpt_rig *rig,
@@ -371,8 +429,10 @@ static struct fp_context *fpt_v2_create_qcom(struct fpt_rig *rig,
 
 const struct fpt_backend fpt_v2_backend = {
 	.name = "smmuv2", .create = fpt_v2_create_plain,
+	.destroy = smmuv2_context_destroy,
 };
 
 const struct fpt_backend fpt_qcom_backend = {
 	.name = "qcom", .create = fpt_v2_create_qcom,
+	.destroy = smmuv2_context_destroy,
 };

@@ -19,7 +19,7 @@
 #ifndef _FP_SMMUV2_FAKE_H
 #define _FP_SMMUV2_FAKE_H
 
-#include "../backends/smmuv2/smmuv2.h"
+#include "../backends/smmuv2/smmuv2_ctx.h"
 #include "fp_rig.h"
 
 #define FPT_V2_NUMPAGE	8	/* pages of global space: CB n is page 8 + n */
@@ -39,6 +39,7 @@ enum fpt_v2_count {
 	FPT_V2_TLBSYNC,
 	FPT_V2_TLBGSYNC,
 	FPT_V2_STATUS_READS,	/* TLBSTATUS and sTLBGSTATUS */
+	FPT_V2_CFG,		/* bank configuration: CBAR, TTBR0, ... */
 	FPT_V2_BAD,
 	FPT_V2_NR,
 };
@@ -55,10 +56,13 @@ struct fpt_v2_bank {
 	/* Fault state a diagnostic dump may read. */
 	u32 sctlr, fsr, fsynr0;
 	u64 far;
+	/* As a driver programmed it: CBA2R, and TTBR0 (its ASID). */
+	u32 cba2r;
+	u64 ttbr0;
 };
 
 struct fpt_v2_fake {
-	struct smmuv2_device smmu;
+	struct smmuv2_device *smmu;	/* the backend's, on this fake */
 	struct device dev;
 	struct fpm_smmu *model;
 	struct fpt_v2_bank cb[FPT_V2_NR_CB];
@@ -102,13 +106,9 @@ void fpt_v2_count_run(struct kunit *test, const struct fpt_v2_count_case *c,
 		      const struct fpt_backend *be);
 
 /* The accessors, for tests that put something in front of them. */
-u32 fpt_v2_read(struct smmuv2_device *smmu, unsigned int page,
-		unsigned int off);
-u64 fpt_v2_read64(struct smmuv2_device *smmu, unsigned int page,
-		  unsigned int off);
-void fpt_v2_write(struct smmuv2_device *smmu, unsigned int page,
-		  unsigned int off, u32 val);
-void fpt_v2_write64(struct smmuv2_device *smmu, unsigned int page,
-		    unsigned int off, u64 val);
+u32 fpt_v2_read(void *fake, unsigned int page, unsigned int off);
+u64 fpt_v2_read64(void *fake, unsigned int page, unsigned int off);
+void fpt_v2_write(void *fake, unsigned int page, unsigned int off, u32 val);
+void fpt_v2_write64(void *fake, unsigned int page, unsigned int off, u64 val);
 
 #endif /* _FP_SMMUV2_FAKE_H */

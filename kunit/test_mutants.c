@@ -181,56 +181,56 @@ static struct {
 	unsigned int offs[1024];
 } fpt_v2_held;
 
-static void fpt_v2_release_held(struct smmuv2_device *smmu)
+static void fpt_v2_release_held(void *priv)
 {
 	unsigned int i;
 
 	for (i = 0; i < fpt_v2_held.n; i++)
 		if (fpt_v2_held.is64[i])
-			fpt_v2_write64(smmu, fpt_v2_held.page,
+			fpt_v2_write64(priv, fpt_v2_held.page,
 				       fpt_v2_held.offs[i], fpt_v2_held.val[i]);
 		else
-			fpt_v2_write(smmu, fpt_v2_held.page,
+			fpt_v2_write(priv, fpt_v2_held.page,
 				     fpt_v2_held.offs[i], fpt_v2_held.val[i]);
 	fpt_v2_held.n = 0;
 }
 
-static void fpt_v2_hold(struct smmuv2_device *smmu, unsigned int page,
+static void fpt_v2_hold(void *priv, unsigned int page,
 			unsigned int off, u64 val, bool is64)
 {
 	if (!page && is64) {
-		fpt_v2_write64(smmu, page, off, val);
+		fpt_v2_write64(priv, page, off, val);
 		return;
 	}
 	if (!page) {
-		fpt_v2_write(smmu, page, off, val);
+		fpt_v2_write(priv, page, off, val);
 		return;
 	}
 	if (off == SMMUV2_CB_TLBSYNC) {
-		fpt_v2_write(smmu, page, off, val);
-		fpt_v2_release_held(smmu);
+		fpt_v2_write(priv, page, off, val);
+		fpt_v2_release_held(priv);
 		return;
 	}
 	if (fpt_v2_held.n == ARRAY_SIZE(fpt_v2_held.val))
-		fpt_v2_release_held(smmu);
+		fpt_v2_release_held(priv);
 	fpt_v2_held.page = page;
 	fpt_v2_held.offs[fpt_v2_held.n] = off;
 	fpt_v2_held.is64[fpt_v2_held.n] = is64;
 	fpt_v2_held.val[fpt_v2_held.n++] = val;
 }
 
-static void fpt_v2_sync_first_write(struct smmuv2_device *smmu,
+static void fpt_v2_sync_first_write(void *priv,
 				    unsigned int page, unsigned int off,
 				    u32 val)
 {
-	fpt_v2_hold(smmu, page, off, val, false);
+	fpt_v2_hold(priv, page, off, val, false);
 }
 
-static void fpt_v2_sync_first_write64(struct smmuv2_device *smmu,
+static void fpt_v2_sync_first_write64(void *priv,
 				      unsigned int page, unsigned int off,
 				      u64 val)
 {
-	fpt_v2_hold(smmu, page, off, val, true);
+	fpt_v2_hold(priv, page, off, val, true);
 }
 
 static const struct smmuv2_reg_ops fpt_v2_sync_first_regs = {
@@ -248,7 +248,7 @@ static void fpt_run_v2_sync_first(struct kunit *test, bool legacy,
 					  1);
 
 	fpt_v2_held.n = 0;
-	rig->backend.v2.smmu->regs = &fpt_v2_sync_first_regs;
+	fpt_v2_fake_of(rig)->smmu->cfg.regs = &fpt_v2_sync_first_regs;
 	fpt_mut_unmap_all(test, rig, SZ_64K, c);
 }
 

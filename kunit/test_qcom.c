@@ -126,7 +126,7 @@ static void sync_timeout_dumps_registers(struct kunit *test)
 	fake->cb[4].fsr = BIT(30);	/* SS */
 	fake->cb[4].sctlr = BIT(7);	/* CFCFG: stall */
 	fake->cb[4].far = FPT_IOVA;
-	fake->smmu.sync_timeout_us = 1000;
+	fake->smmu->cfg.sync_timeout_us = 1000;
 	rig->smmu->sync_stuck = true;
 
 	KUNIT_EXPECT_EQ(test, fp_sync(rig->ctx), -ETIMEDOUT);
@@ -155,7 +155,7 @@ static void plain_smmuv2_timeout_reads_only_status(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, rig);
 	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, rig, &rc, NULL, 4), 0);
 	fake = fpt_v2_fake_of(rig);
-	fake->smmu.sync_timeout_us = 1000;
+	fake->smmu->cfg.sync_timeout_us = 1000;
 	rig->smmu->sync_stuck = true;
 	KUNIT_EXPECT_EQ(test, fp_sync(rig->ctx), -ETIMEDOUT);
 	KUNIT_EXPECT_FALSE(test, fpt_v2_fake_was_read(fake,

@@ -440,7 +440,7 @@ static void sync_timeout_bounded_and_context_recovers(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_A, SZ_64K, SZ_4K), 0);
 	fpm_access_range(&rig->mc, FPT_IOVA_A, SZ_64K);
-	fake->smmu.sync_timeout_us = bound_us;
+	fake->smmu->cfg.sync_timeout_us = bound_us;
 	rig->smmu->sync_stuck = true;
 	fpt_v2_fake_reset(fake);
 
@@ -496,7 +496,7 @@ static void global_sync_retried_after_timeout(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_A, SZ_64K, SZ_4K), 0);
 	fpm_access_range(&rig->mc, FPT_IOVA_A, SZ_64K);
-	fake->smmu.sync_timeout_us = 1000;
+	fake->smmu->cfg.sync_timeout_us = 1000;
 	rig->smmu->sync_stuck = true;
 	fpt_unmap(rig, FPT_IOVA_A, SZ_64K, false);
 	KUNIT_EXPECT_EQ(test, fake->n[FPT_V2_TLBIVMID], 1);

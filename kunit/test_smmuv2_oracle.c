@@ -27,57 +27,57 @@ static unsigned int fpt_cb_page(unsigned int cbndx)
 }
 
 /* The ASID in VA bits [47:32] instead of [63:48]. */
-static void fpt_asid_low_write64(struct smmuv2_device *smmu, unsigned int page,
+static void fpt_asid_low_write64(void *priv, unsigned int page,
 				 unsigned int off, u64 val)
 {
 	if (off == FPT_TLBIVA || off == FPT_TLBIVAL)
 		val = (val & GENMASK_ULL(31, 0)) | (val >> 48) << 32;
-	fpt_v2_write64(smmu, page, off, val);
+	fpt_v2_write64(priv, page, off, val);
 }
 
 /* The address itself instead of address >> 12. */
-static void fpt_unshifted_write64(struct smmuv2_device *smmu, unsigned int page,
+static void fpt_unshifted_write64(void *priv, unsigned int page,
 				  unsigned int off, u64 val)
 {
 	if (off != 0x610)
 		val = (val & GENMASK_ULL(63, 48)) |
 		      ((val & GENMASK_ULL(43, 0)) << 12);
-	fpt_v2_write64(smmu, page, off, val);
+	fpt_v2_write64(priv, page, off, val);
 }
 
 /* An AArch32 bank given the AArch64 encoding, 64 bits wide. */
-static void fpt_aarch64_in_aarch32_write(struct smmuv2_device *smmu,
+static void fpt_aarch64_in_aarch32_write(void *priv,
 					 unsigned int page, unsigned int off,
 					 u32 val)
 {
 	if (off == FPT_TLBIVA || off == FPT_TLBIVAL)
-		fpt_v2_write64(smmu, page, off,
+		fpt_v2_write64(priv, page, off,
 			       (u64)(val & 0xff) << 48 | (val >> 12));
 	else
-		fpt_v2_write(smmu, page, off, val);
+		fpt_v2_write(priv, page, off, val);
 }
 
 /* TLBIVAL sent to 0x628 (TLBIVAAL, all ASIDs): not what was asked. */
-static void fpt_wrong_reg_write64(struct smmuv2_device *smmu,
+static void fpt_wrong_reg_write64(void *priv,
 				  unsigned int page, unsigned int off, u64 val)
 {
-	fpt_v2_write64(smmu, page, off == FPT_TLBIVAL ? 0x628 : off, val);
+	fpt_v2_write64(priv, page, off == FPT_TLBIVAL ? 0x628 : off, val);
 }
 
 /* TLBIVMID waited for on the bank only: the global sync never sent. */
-static void fpt_no_gsync_write(struct smmuv2_device *smmu, unsigned int page,
+static void fpt_no_gsync_write(void *priv, unsigned int page,
 			       unsigned int off, u32 val)
 {
 	if (!page && off == FPT_STLBGSYNC)
 		return;
-	fpt_v2_write(smmu, page, off, val);
+	fpt_v2_write(priv, page, off, val);
 }
 
-static u32 fpt_no_gsync_read(struct smmuv2_device *smmu, unsigned int page,
+static u32 fpt_no_gsync_read(void *priv, unsigned int page,
 			     unsigned int off)
 {
 	return !page && off == FPT_STLBGSTATUS ? 0 :
-	       fpt_v2_read(smmu, page, off);
+	       fpt_v2_read(priv, page, off);
 }
 
 static const struct smmuv2_reg_ops fpt_asid_low = {
@@ -167,7 +167,7 @@ static void mutant_caught_by_stale_entries(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, size, SZ_4K), 0);
 	fpm_access_range(&rig->mc, FPT_IOVA, size);
 	if (c->regs) {
-		fake->smmu.regs = c->regs;
+		fake->smmu->cfg.regs = c->regs;
 		/* Its own teardown is as broken as its unmaps. */
 		rig->quiet_exit = c->caught;
 	}
@@ -210,8 +210,8 @@ static void fpt_raw_sync(struct fpt_v2_fake *fake, unsigned int page,
 {
 	int i;
 
-	fpt_v2_write(&fake->smmu, page, sync, ~0U);
-	for (i = 0; i < 4 && (fpt_v2_read(&fake->smmu, page, status) & 1); i++)
+	fpt_v2_write(fake, page, sync, ~0U);
+	for (i = 0; i < 4 && (fpt_v2_read(fake, page, status) & 1); i++)
 		;
 }
 
@@ -222,10 +222,10 @@ static void tlbival_keeps_walks_tlbiva_drops_them(struct kunit *test)
 	unsigned int page = fpt_cb_page(5);
 	u64 va = (FPT_IOVA >> 12) | 5ULL << 48;
 
-	fpt_v2_write64(&fake->smmu, page, FPT_TLBIVAL, va);
+	fpt_v2_write64(fake, page, FPT_TLBIVAL, va);
 	fpt_raw_sync(fake, page, FPT_TLBSYNC, FPT_TLBSTATUS);
 	KUNIT_EXPECT_EQ(test, fpm_cached_entries(&rig->mc), 511 + 3);
-	fpt_v2_write64(&fake->smmu, page, FPT_TLBIVA, va + 1);
+	fpt_v2_write64(fake, page, FPT_TLBIVA, va + 1);
 	fpt_raw_sync(fake, page, FPT_TLBSYNC, FPT_TLBSTATUS);
 	KUNIT_EXPECT_EQ(test, fpm_cached_entries(&rig->mc), 510);
 }
@@ -237,9 +237,9 @@ static void other_asid_untouched(struct kunit *test)
 	struct fpt_v2_fake *fake = fpt_v2_fake_of(rig);
 	unsigned int page = fpt_cb_page(5);
 
-	fpt_v2_write64(&fake->smmu, page, FPT_TLBIVA,
+	fpt_v2_write64(fake, page, FPT_TLBIVA,
 		       (FPT_IOVA >> 12) | 6ULL << 48);
-	fpt_v2_write(&fake->smmu, page, 0x610, 6);
+	fpt_v2_write(fake, page, 0x610, 6);
 	fpt_raw_sync(fake, page, FPT_TLBSYNC, FPT_TLBSTATUS);
 	KUNIT_EXPECT_EQ(test, fpm_cached_entries(&rig->mc), 512 + 3);
 	KUNIT_EXPECT_EQ(test, fake->n[FPT_V2_BAD], 0);
@@ -252,13 +252,13 @@ static void commands_wait_for_their_own_sync(struct kunit *test)
 	struct fpt_v2_fake *fake = fpt_v2_fake_of(rig);
 	unsigned int page = fpt_cb_page(5);
 
-	fpt_v2_write64(&fake->smmu, page, 0x638, FPT_IOVA >> 12);
+	fpt_v2_write64(fake, page, 0x638, FPT_IOVA >> 12);
 	KUNIT_EXPECT_EQ(test, fpm_cached_entries(&rig->mc), 512 + 2);
 	fpt_raw_sync(fake, page, FPT_TLBSYNC, FPT_TLBSTATUS);
 	KUNIT_EXPECT_EQ(test, fpm_cached_entries(&rig->mc), 511 + 2);
 
 	/* TLBIVMID is global: the bank's sync does not complete it. */
-	fpt_v2_write(&fake->smmu, 0, FPT_TLBIVMID, 5);
+	fpt_v2_write(fake, 0, FPT_TLBIVMID, 5);
 	fpt_raw_sync(fake, page, FPT_TLBSYNC, FPT_TLBSTATUS);
 	KUNIT_EXPECT_EQ(test, fpm_cached_entries(&rig->mc), 511 + 2);
 	fpt_raw_sync(fake, 0, FPT_STLBGSYNC, FPT_STLBGSTATUS);
@@ -272,15 +272,15 @@ static void sactive_set_by_sync_cleared_by_completion(struct kunit *test)
 	struct fpt_v2_fake *fake = fpt_v2_fake_of(rig);
 	unsigned int page = fpt_cb_page(5);
 
-	KUNIT_EXPECT_EQ(test, fpt_v2_read(&fake->smmu, page, FPT_TLBSTATUS), 0);
-	fpt_v2_write(&fake->smmu, page, 0x610, 5);
-	fpt_v2_write(&fake->smmu, page, FPT_TLBSYNC, ~0U);
+	KUNIT_EXPECT_EQ(test, fpt_v2_read(fake, page, FPT_TLBSTATUS), 0);
+	fpt_v2_write(fake, page, 0x610, 5);
+	fpt_v2_write(fake, page, FPT_TLBSYNC, ~0U);
 	rig->smmu->sync_stuck = true;
-	KUNIT_EXPECT_EQ(test, fpt_v2_read(&fake->smmu, page, FPT_TLBSTATUS), 1);
-	KUNIT_EXPECT_EQ(test, fpt_v2_read(&fake->smmu, page, FPT_TLBSTATUS), 1);
+	KUNIT_EXPECT_EQ(test, fpt_v2_read(fake, page, FPT_TLBSTATUS), 1);
+	KUNIT_EXPECT_EQ(test, fpt_v2_read(fake, page, FPT_TLBSTATUS), 1);
 	KUNIT_EXPECT_EQ(test, fpm_cached_entries(&rig->mc), 512 + 3);
 	rig->smmu->sync_stuck = false;
-	KUNIT_EXPECT_EQ(test, fpt_v2_read(&fake->smmu, page, FPT_TLBSTATUS), 0);
+	KUNIT_EXPECT_EQ(test, fpt_v2_read(fake, page, FPT_TLBSTATUS), 0);
 	KUNIT_EXPECT_EQ(test, fpm_cached_entries(&rig->mc), 0);
 }
 

@@ -47,11 +47,15 @@
 #                                    lockdep checks raw and sleeping lock
 #                                    nesting, and the run fails unless
 #                                    lockdep is still on at the end
-#   kunit.sh --intree                every suite, as the UML run, in the
-#                                    UML kernel with flushpol built into
+#   kunit.sh [--arch A] --intree     every suite, as the run above, in the
+#                                    test kernel with flushpol built into
 #                                    its tree (scripts/intree-kernel.sh):
 #                                    the core and the SMMUv2 and Qualcomm
-#                                    backends built in, no lifetime checks
+#                                    backends built in, no lifetime
+#                                    checks; on arm64 with the arm-smmu
+#                                    series and arm-smmu(-qcom) built in,
+#                                    and flushpol_arm_smmu, arm-smmu's own
+#                                    paths on the fake SMMUv2
 #   kunit.sh --bench                 the dispatch benchmark alone
 #                                    (flushpol_bench_dispatch), for make
 #                                    bench's UML kernel without debug
@@ -250,10 +254,12 @@ fi
 # checks: a built-in core is never unloaded.
 intree=
 if [ "${1:-}" = --intree ]; then
-	[ "$arch" = um ] || { echo "kunit: --intree runs in UML" >&2; exit 1; }
 	intree=y
-	out=${FLUSHPOL_OUT:-$top/build/kunit-intree}
+	out=${FLUSHPOL_OUT:-$top/build/$name-intree}
 	init_args=()
+	# On arm64 the kernel carries the arm-smmu series: arm-smmu's own
+	# paths have a suite of their own.
+	[ "$arch" = um ] || suites+=(flushpol_arm_smmu)
 fi
 
 # More of the kernel command line, from the caller (make bench:
@@ -280,8 +286,12 @@ vcpu_times()
 }
 
 if [ -n "$intree" ]; then
-	kernel=$("$top/scripts/intree-kernel.sh")
+	kernel=$("$top/scripts/intree-kernel.sh" --arch "$arch")
 	cc=gcc
+	if [ "$arch" = arm64 ]; then
+		cc=aarch64-linux-gnu-gcc
+		fp_apt_install qemu-system-arm linux-libc-dev-arm64-cross >&2
+	fi
 elif [ "$arch" = um ]; then
 	# FLUSHPOL_UML: another UML build to run in (make bench's, without
 	# the debug options); by default the test kernel.

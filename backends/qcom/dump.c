@@ -15,6 +15,7 @@
 #include <linux/device.h>
 
 #include "../smmuv2/smmuv2_regs.h"
+#include "../smmuv2/smmuv2_ctx.h"
 #include "qcom.h"
 
 static void qcom_smmuv2_dump_bank(struct smmuv2_device *smmu,
@@ -23,16 +24,16 @@ static void qcom_smmuv2_dump_bank(struct smmuv2_device *smmu,
 	u32 fsr = smmuv2_read(smmu, page, SMMUV2_CB_FSR);
 	u32 sctlr = smmuv2_read(smmu, page, SMMUV2_CB_SCTLR);
 
-	dev_err(smmu->dev,
+	dev_err(smmu->cfg.dev,
 		"cb%u: TLBSTATUS %#x FSR %#x FSYNR0 %#x FAR %#llx SCTLR %#x\n",
-		page - smmu->numpage,
+		page - smmu->cfg.numpage,
 		smmuv2_read(smmu, page, SMMUV2_CB_TLBSTATUS), fsr,
 		smmuv2_read(smmu, page, SMMUV2_CB_FSYNR0),
 		smmuv2_read64(smmu, page, SMMUV2_CB_FAR), sctlr);
 	if ((fsr & SMMUV2_FSR_SS) && (sctlr & SMMUV2_SCTLR_CFCFG))
-		dev_err(smmu->dev,
+		dev_err(smmu->cfg.dev,
 			"cb%u: stalled on a fault: syncs wait until it is resumed or terminated\n",
-			page - smmu->numpage);
+			page - smmu->cfg.numpage);
 }
 
 /**
@@ -44,9 +45,9 @@ static void qcom_smmuv2_dump_bank(struct smmuv2_device *smmu,
  */
 void qcom_smmuv2_sync_timeout(struct smmuv2_device *smmu, unsigned int page)
 {
-	dev_err(smmu->dev, "sTLBGSTATUS %#x sGFSR %#x\n",
+	dev_err(smmu->cfg.dev, "sTLBGSTATUS %#x sGFSR %#x\n",
 		smmuv2_read(smmu, 0, SMMUV2_GR0_STLBGSTATUS),
 		smmuv2_read(smmu, 0, SMMUV2_GR0_SGFSR));
-	if (page >= smmu->numpage)
+	if (page >= smmu->cfg.numpage)
 		qcom_smmuv2_dump_bank(smmu, page);
 }

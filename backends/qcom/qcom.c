@@ -13,6 +13,7 @@
 
 #include <linux/module.h>
 
+#include "../smmuv2/smmuv2_ctx.h"
 #include "qcom.h"
 
 static const struct smmuv2_impl qcom_smmuv2_impl = {
@@ -23,22 +24,22 @@ static const struct smmuv2_impl qcom_smmuv2_impl = {
 };
 
 /**
- * qcom_smmuv2_device_init() - smmuv2_device_init() with Qualcomm's defaults
- * @smmu: as for smmuv2_device_init(); its @impl is set here
+ * qcom_smmuv2_device_create() - smmuv2_device_create() with Qualcomm's defaults
+ * @cfg: as for smmuv2_device_create()
  *
- * Contexts then created on @smmu with smmuv2_init_context() use the
- * threshold policy at 128 TLB entries, and a TLB sync that times out dumps
- * the registers that say why.
+ * Contexts then created on the device with smmuv2_context_create() use
+ * the threshold policy at 128 TLB entries, and a TLB sync that times out
+ * dumps the registers that say why, before the driver's own
+ * &smmuv2_device_cfg.sync_timeout (upstream's TBU queries).
  *
- * Context: process context.
- * Return: as smmuv2_device_init().
+ * Context: process context; may sleep.
+ * Return: as smmuv2_device_create().
  */
-int qcom_smmuv2_device_init(struct smmuv2_device *smmu)
+struct smmuv2_device *qcom_smmuv2_device_create(const struct smmuv2_device_cfg *cfg)
 {
-	smmu->impl = &qcom_smmuv2_impl;
-	return smmuv2_device_init(smmu);
+	return smmuv2_device_create_impl(cfg, &qcom_smmuv2_impl);
 }
-EXPORT_SYMBOL_GPL(qcom_smmuv2_device_init);
+EXPORT_SYMBOL_GPL(qcom_smmuv2_device_create);
 
 /* The threshold policy is a module of its own: have it there first. */
 MODULE_SOFTDEP("pre: flushpol_threshold");

@@ -7,7 +7,7 @@
 
 #include "../smmuv2/smmuv2.h"
 
-int qcom_smmuv2_device_init(struct smmuv2_device *smmu);
+struct smmuv2_device *qcom_smmuv2_device_create(const struct smmuv2_device_cfg *cfg);
 
 /* dump.c */
 void qcom_smmuv2_sync_timeout(struct smmuv2_device *smmu, unsigned int page);

@@ -10,6 +10,8 @@
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
 #include "smmuv2_ctx.h"
 
@@ -17,29 +19,68 @@
 #define SMMUV2_DEFAULT_THRESHOLD	128
 
 /**
- * smmuv2_device_init() - finish describing an SMMU before its first context
- * @smmu: filled in by the driver: @dev, @base (or @regs), @pgshift,
- *	@numpage, @coherent_walk, optionally @name, @impl and
- *	@sync_timeout_us
+ * smmuv2_device_create_impl() - smmuv2_device_create() for an implementation
+ * @cfg: as for smmuv2_device_create()
+ * @impl: the implementation's defaults and hooks, or NULL
  *
- * Context: process context.
- * Return: 0, or -EINVAL if @smmu has no device or no usable register page
- * size.
+ * Context: process context; may sleep.
+ * Return: as smmuv2_device_create().
  */
-int smmuv2_device_init(struct smmuv2_device *smmu)
+struct smmuv2_device *smmuv2_device_create_impl(const struct smmuv2_device_cfg *cfg,
+						const struct smmuv2_impl *impl)
 {
-	if (!smmu->dev || (smmu->pgshift != 12 && smmu->pgshift != 16))
-		return -EINVAL;
-	if (!smmu->name)
-		smmu->name = dev_name(smmu->dev);
-	if (!smmu->sync_timeout_us)
-		smmu->sync_timeout_us = SMMUV2_SYNC_TIMEOUT_US;
+	struct smmuv2_device *smmu;
+
+	if (!cfg->dev || (cfg->pgshift != 12 && cfg->pgshift != 16))
+		return ERR_PTR(-EINVAL);
+	smmu = kzalloc(sizeof(*smmu), GFP_KERNEL);
+	if (!smmu)
+		return ERR_PTR(-ENOMEM);
+	smmu->cfg = *cfg;
+	smmu->impl = impl;
+	strscpy(smmu->name, cfg->name ?: dev_name(cfg->dev));
+	smmu->cfg.name = smmu->name;
+	if (!smmu->cfg.sync_timeout_us)
+		smmu->cfg.sync_timeout_us = SMMUV2_SYNC_TIMEOUT_US;
 	spin_lock_init(&smmu->global_sync_lock);
 	ratelimit_state_init(&smmu->sync_rs, DEFAULT_RATELIMIT_INTERVAL,
 			     DEFAULT_RATELIMIT_BURST);
-	return 0;
+	return smmu;
 }
-EXPORT_SYMBOL_GPL(smmuv2_device_init);
+EXPORT_SYMBOL_GPL(smmuv2_device_create_impl);
+
+/**
+ * smmuv2_device_create() - describe an SMMU to flushpol
+ * @cfg: what the driver found: @dev, @base (or @regs), @pgshift, @numpage,
+ *	@coherent_walk, optionally @name, @sync_timeout_us, @sync_timeout
+ *	and @priv.  Copied: it need not outlive the call.
+ *
+ * Call once per SMMU, when its register layout is known, before its first
+ * context; plain SMMUv2 defaults (the "va" policy, what upstream sends).
+ *
+ * Context: process context; may sleep.
+ * Return: the device, for smmuv2_context_create() and
+ * smmuv2_device_destroy(); ERR_PTR(-EINVAL) if @cfg has no device or no
+ * usable register page size, ERR_PTR(-ENOMEM).
+ */
+struct smmuv2_device *smmuv2_device_create(const struct smmuv2_device_cfg *cfg)
+{
+	return smmuv2_device_create_impl(cfg, NULL);
+}
+EXPORT_SYMBOL_GPL(smmuv2_device_create);
+
+/**
+ * smmuv2_device_destroy() - forget an SMMU
+ * @smmu: from smmuv2_device_create(), with no context left; NULL is
+ *	ignored
+ *
+ * Context: process context.
+ */
+void smmuv2_device_destroy(struct smmuv2_device *smmu)
+{
+	kfree(smmu);
+}
+EXPORT_SYMBOL_GPL(smmuv2_device_destroy);
 
 /*
  * The AArch64 TLBI-by-VA registers are commands: a 64-bit write split in
@@ -53,38 +94,36 @@ static bool smmuv2_cfg_valid(struct smmuv2_device *smmu,
 	if (cfg->aarch32 && !cfg->stage2 && cfg->id > 0xff)
 		return false;
 	if (!cfg->aarch32 && !IS_ENABLED(CONFIG_64BIT) &&
-	    !(smmu->regs && smmu->regs->write64))
+	    !(smmu->cfg.regs && smmu->cfg.regs->write64))
 		return false;
 	return true;
 }
 
 /**
- * smmuv2_init_context() - hand a context bank to flushpol
- * @sc: storage for the backend's state of the bank, typically in the
- *	driver's domain; fp_context_priv() of the result returns it
- * @smmu: the SMMU, from smmuv2_device_init()
+ * smmuv2_context_create() - hand a context bank to flushpol
+ * @smmu: the SMMU, from smmuv2_device_create()
  * @cfg: how the driver set the bank up
  * @pgtbl_cfg: the bank's io-pgtable configuration; its @tlb is set to
  *	flushpol's flush ops
  *
  * Call from the driver's init_context, before alloc_io_pgtable_ops(), and
  * pass the returned context as that call's cookie: flushpol's flush ops
- * take it, not the driver's domain.  The driver's iotlb_sync and
- * flush_iotlb_all become fp_iotlb_sync() and fp_flush_iotlb_all() on it.
- * The policy is the implementation's default (&smmuv2_impl.default_policy),
- * "va" for plain SMMUv2: what upstream arm-smmu sends, whatever the stage,
- * format, granule or strictness.
+ * take it, not the driver's domain.  The driver's map and unmap become
+ * fp_map() and fp_unmap(), its iotlb_sync and flush_iotlb_all
+ * fp_iotlb_sync() and fp_flush_iotlb_all() on it.  The policy is the
+ * implementation's default, "va" for plain SMMUv2: what upstream arm-smmu
+ * sends, whatever the stage, format, granule or strictness.
  *
  * Context: process context; may sleep.
  * Return: the context, or an ERR_PTR(): -EINVAL for an ASID or format the
- * bank cannot have, or fp_context_create()'s error.
+ * bank cannot have, -ENOMEM, or fp_context_create()'s error.
  */
-struct fp_context *smmuv2_init_context(struct smmuv2_context *sc,
-				       struct smmuv2_device *smmu,
-				       const struct smmuv2_context_cfg *cfg,
-				       struct io_pgtable_cfg *pgtbl_cfg)
+struct fp_context *smmuv2_context_create(struct smmuv2_device *smmu,
+					 const struct smmuv2_context_cfg *cfg,
+					 struct io_pgtable_cfg *pgtbl_cfg)
 {
 	const struct smmuv2_impl *impl = smmu->impl;
+	struct smmuv2_context *sc;
 	struct fp_context_cfg fc = {
 		.backend = "smmuv2",
 		.instance = smmu->name,
@@ -95,7 +134,6 @@ struct fp_context *smmuv2_init_context(struct smmuv2_context *sc,
 		.lazy = cfg->lazy,
 		.default_policy = "va",
 		.default_threshold = SMMUV2_DEFAULT_THRESHOLD,
-		.priv = sc,
 	};
 
 	if (!smmuv2_cfg_valid(smmu, cfg))
@@ -107,32 +145,42 @@ struct fp_context *smmuv2_init_context(struct smmuv2_context *sc,
 	if (impl && impl->default_threshold)
 		fc.default_threshold = impl->default_threshold;
 
-	*sc = (struct smmuv2_context) {
-		.smmu = smmu,
-		.cfg = *cfg,
-		.page = smmuv2_cb_page(smmu, cfg->cbndx),
-	};
+	sc = kzalloc(sizeof(*sc), GFP_KERNEL);
+	if (!sc)
+		return ERR_PTR(-ENOMEM);
+	sc->smmu = smmu;
+	sc->cfg = *cfg;
+	sc->page = smmu->cfg.numpage + cfg->cbndx;
 	spin_lock_init(&sc->sync_lock);
+	fc.priv = sc;
 	sc->fp = fp_context_create(&fc, pgtbl_cfg);
+	if (IS_ERR(sc->fp)) {
+		struct fp_context *err = sc->fp;
+
+		kfree(sc);
+		return err;
+	}
 	return sc->fp;
 }
-EXPORT_SYMBOL_GPL(smmuv2_init_context);
+EXPORT_SYMBOL_GPL(smmuv2_context_create);
 
 /**
- * smmuv2_destroy_context() - stop managing a context bank
- * @sc: as given to a successful smmuv2_init_context()
+ * smmuv2_context_destroy() - stop managing a context bank
+ * @ctx: from smmuv2_context_create()
  *
  * Call after free_io_pgtable_ops(), which still flushes through the
  * context.
  *
  * Context: process context; may sleep.
  */
-void smmuv2_destroy_context(struct smmuv2_context *sc)
+void smmuv2_context_destroy(struct fp_context *ctx)
 {
-	fp_context_destroy(sc->fp);
-	sc->fp = NULL;
+	struct smmuv2_context *sc = smmuv2_ctx(ctx);
+
+	fp_context_destroy(ctx);
+	kfree(sc);
 }
-EXPORT_SYMBOL_GPL(smmuv2_destroy_context);
+EXPORT_SYMBOL_GPL(smmuv2_context_destroy);
 
 MODULE_DESCRIPTION("flushpol backend: SMMUv2 context-bank TLB maintenance");
 MODULE_AUTHOR("flushpol developers");

@@ -29,9 +29,9 @@ static int smmuv2_poll(struct smmuv2_device *smmu, unsigned int page,
 				return 0;
 			cpu_relax();
 		}
-		if (waited >= smmu->sync_timeout_us)
+		if (waited >= smmu->cfg.sync_timeout_us)
 			break;
-		delay = min(delay, smmu->sync_timeout_us - waited);
+		delay = min(delay, smmu->cfg.sync_timeout_us - waited);
 		udelay(delay);
 		waited += delay;
 		delay *= 2;
@@ -39,15 +39,17 @@ static int smmuv2_poll(struct smmuv2_device *smmu, unsigned int page,
 
 	if (__ratelimit(&smmu->sync_rs)) {
 		if (page)
-			dev_err(smmu->dev,
+			dev_err(smmu->cfg.dev,
 				"cb%u: TLB sync timed out after %u us; SMMU may be deadlocked\n",
-				page - smmu->numpage, waited);
+				page - smmu->cfg.numpage, waited);
 		else
-			dev_err(smmu->dev,
+			dev_err(smmu->cfg.dev,
 				"global TLB sync timed out after %u us; SMMU may be deadlocked\n",
 				waited);
 		if (smmu->impl && smmu->impl->sync_timeout)
 			smmu->impl->sync_timeout(smmu, page);
+		if (smmu->cfg.sync_timeout)
+			smmu->cfg.sync_timeout(smmu->cfg.priv, page);
 	}
 	return -ETIMEDOUT;
 }

@@ -21,7 +21,7 @@
  */
 static void smmuv2_pte_barrier(struct smmuv2_context *sc)
 {
-	if (!sc->smmu->coherent_walk)
+	if (!sc->smmu->cfg.coherent_walk)
 		return;
 	/* Order the PTE stores before the relaxed TLBI writes. */
 	wmb();
