@@ -7,6 +7,7 @@
 
 #include <linux/atomic.h>
 #include <linux/cache.h>
+#include <linux/jump_label.h>
 #include <linux/kobject.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -221,6 +222,20 @@ static inline void fp_cov_leaf(struct fp_call *c, unsigned long iova,
 }
 
 /* estimate.c */
+extern struct static_key_false fp_estimate_key;
+
+/*
+ * Whether fp_map() and fp_unmap() keep @ctx's estimate: a branch patched
+ * out while no context's policy reads one (&fp_policy.reads_estimate).
+ */
+static inline bool fp_estimate_tracked(struct fp_context *ctx)
+{
+	return static_branch_unlikely(&fp_estimate_key) &&
+	       READ_ONCE(ctx->est.tracked);
+}
+
+void fp_estimate_policy(struct fp_context *ctx, const struct fp_policy *old,
+			const struct fp_policy *new);
 int fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg);
 void fp_estimate_mapped(struct fp_estimate *e, unsigned long iova,
 			unsigned int shift, unsigned long granules);

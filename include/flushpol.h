@@ -122,12 +122,20 @@ struct fp_context_cfg {
  * @tlb_entries: entries of the context the TLB can hold; likewise
  * @samples: flushes timed so far
  * @resident: granules mapped through fp_map() and not unmapped since
- * @maps_seen: fp_map() was used on the context: @resident means something
+ * @maps_seen: fp_map() was used on the context
+ * @tracked: the context's policy reads the estimate
+ *	(&fp_policy.reads_estimate): only then do fp_map() and fp_unmap()
+ *	keep @resident and @recent (core only)
+ * @untracked_maps: fp_map() was used while the estimate was not kept:
+ *	@resident misses those maps, or their unmaps, for good (core only)
  * @recent: per CPU, when fp_map() last mapped each of a few IOVAs, from
  *	which fp_unmap() tells how much of @resident is streamed (core only)
  *
  * Written without a lock by whoever times a flush: a lost or mixed update
  * makes an estimate worse for a while, never an invalidation wrong.
+ * @resident means something only with @maps_seen and not
+ * @untracked_maps; otherwise the footprint is unknown, taken as the TLB
+ * full (fp_estimate_footprint()).
  */
 struct fp_estimate {
 	unsigned int base_ns16;
@@ -137,6 +145,8 @@ struct fp_estimate {
 	unsigned long samples;
 	struct percpu_counter resident;
 	bool maps_seen;
+	bool tracked;
+	bool untracked_maps;
 	struct fp_recent_maps __percpu *recent;
 };
 
@@ -156,6 +166,11 @@ struct fp_estimate {
  * @flush_context: optional; invalidate the whole context and sync.  Used
  *	for flush_iotlb_all and tlb_flush_all; the default is
  *	fp_flush_context().
+ * @reads_estimate: the policy reads the context's footprint
+ *	(fp_estimate_footprint() and what uses it): the core counts what
+ *	fp_map() and fp_unmap() map and unmap only for contexts on such a
+ *	policy.  A context that mapped through fp_map() under another policy
+ *	first has an unknown footprint from then on: the TLB full.
  * @list: registry linkage, owned by the core.
  *
  * Each call runs inside a read section of the core's SRCU, which keeps
@@ -175,6 +190,7 @@ struct fp_policy {
 	void (*flush_gather)(struct fp_context *ctx,
 			     const struct iommu_iotlb_gather *gather);
 	void (*flush_context)(struct fp_context *ctx);
+	bool reads_estimate;
 	struct list_head list;
 };
 
