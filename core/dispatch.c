@@ -27,9 +27,9 @@
  * running, the pointer a call reads is the one it runs, and once a switch
  * returns the old policy's module can be removed at once.
  *
- * The built-in policies (va, range, asid, nonstrict) need no such pin:
- * they live in this module, which outlives every context, so nothing a
- * switch or an unregistration does can free one under a call.  A call
+ * The built-in policies (va, range, asid, nonstrict, threshold) need no
+ * such pin: they live in this module, which outlives every context, so
+ * nothing a switch or an unregistration does can free one under a call.  A call
  * reads the pointer once and, if it is one of them (compared as an
  * address, never read through before it is known to be), calls it with
  * no read section; any other pointer is read again inside one.  Tree

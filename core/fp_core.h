@@ -261,6 +261,7 @@ extern struct fp_policy fp_policy_va;
 extern struct fp_policy fp_policy_range;
 extern struct fp_policy fp_policy_asid;
 extern struct fp_policy fp_policy_nonstrict;
+extern struct fp_policy fp_policy_threshold;
 
 /*
  * Whether @pol is one of the core's own policies, which outlive every
@@ -270,7 +271,8 @@ extern struct fp_policy fp_policy_nonstrict;
 static inline bool fp_policy_builtin(const struct fp_policy *pol)
 {
 	return pol == &fp_policy_va || pol == &fp_policy_range ||
-	       pol == &fp_policy_asid || pol == &fp_policy_nonstrict;
+	       pol == &fp_policy_asid || pol == &fp_policy_nonstrict ||
+	       pol == &fp_policy_threshold;
 }
 
 #endif /* _FP_CORE_H */

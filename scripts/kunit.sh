@@ -282,7 +282,7 @@ fp_export_tree "$out/src"
 "${kmake[@]}" M="$out/src" W=1 KCFLAGS=-Werror ${planted:+FP_KCSAN_PLANTED=y} \
 	modules
 
-modules=(flushpol flushpol_threshold flushpol_adaptive flushpol_smmuv3 flushpol_smmuv2
+modules=(flushpol flushpol_adaptive flushpol_smmuv3 flushpol_smmuv2
 	 flushpol_qcom flushpol_kunit)
 root=$out/root
 mkdir -p "$root"/{lib,proc,sys,dev}
