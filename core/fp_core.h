@@ -26,9 +26,22 @@
  * Atomic, though per CPU: an interrupt may count on the CPU it interrupts,
  * and a preemptible caller may move between finding its CPU's counters and
  * adding to them.  Adding to a line no other CPU writes costs no bounce.
+ *
+ * @leaf counts, by kind of command, the strict unmaps of one leaf that
+ * fp_iotlb_sync() sent as one command and its sync (fp_sync_leaf()): one
+ * add where the counters it stands for would take four.  Each is folded
+ * into those counters when read (stats.c), so that what is read is what
+ * the policy's own path would have counted.
  */
+enum fp_leaf_kind {
+	FP_LEAF_VA,
+	FP_LEAF_RANGE,
+	FP_LEAF_NR,
+};
+
 struct fp_stats {
 	atomic64_t v[FP_STAT_NR];
+	atomic64_t leaf[FP_LEAF_NR];
 };
 
 struct fp_context {
@@ -63,6 +76,12 @@ struct fp_context {
 static inline void fp_stat_add(struct fp_context *ctx, enum fp_stat s, u64 n)
 {
 	atomic64_add(n, &raw_cpu_ptr(ctx->stats)->v[s]);
+}
+
+static inline void fp_stat_add_leaf(struct fp_context *ctx,
+				    enum fp_leaf_kind k)
+{
+	atomic64_inc(&raw_cpu_ptr(ctx->stats)->leaf[k]);
 }
 
 /* registry.c */
@@ -244,6 +263,7 @@ void fp_estimate_unmapping(struct fp_estimate *e, unsigned long iova,
 
 /* dispatch.c */
 extern const struct iommu_flush_ops fp_flush_ops;
+int fp_sync_done(struct fp_context *ctx, int ret);
 void fp_policy_wait_calls(void);
 void fp_dispatch_gather(struct fp_context *ctx,
 			const struct iommu_iotlb_gather *gather,

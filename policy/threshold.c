@@ -14,10 +14,9 @@ static void fp_threshold_precise(struct fp_context *ctx, unsigned long iova,
 				 size_t size, size_t granule, bool leaf)
 {
 	if (fp_context_has_range(ctx))
-		fp_inv_range(ctx, iova, size, granule, leaf);
+		fp_inv_range_sync(ctx, iova, size, granule, leaf);
 	else
-		fp_inv_va(ctx, iova, size, granule, leaf);
-	fp_sync(ctx);
+		fp_inv_va_sync(ctx, iova, size, granule, leaf);
 }
 
 static void fp_threshold_flush_walk(struct fp_context *ctx, unsigned long iova,
@@ -44,9 +43,14 @@ static void fp_threshold_flush_gather(struct fp_context *ctx,
 				     gather->pgsize, true);
 }
 
+/*
+ * One leaf is never above a threshold (at least 1): one precise command
+ * and a sync, which the core may send.
+ */
 struct fp_policy fp_policy_threshold = {
 	.name		= "threshold",
 	.owner		= THIS_MODULE,
 	.flush_walk	= fp_threshold_flush_walk,
 	.flush_gather	= fp_threshold_flush_gather,
+	.one_leaf	= FP_ONE_LEAF_PRECISE,
 };
