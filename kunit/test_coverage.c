@@ -182,8 +182,12 @@ static unsigned int fpt_cov_inv_range(struct fp_context *ctx,
 
 static void fpt_cov_inv_context(struct fp_context *ctx)
 {
+	struct fpt_cov_log *log = fp_context_priv(ctx);
+
 	fpt_cov_log_cmd(ctx, 0, 0);
-	((struct fpt_cov_log *)fp_context_priv(ctx))->last_end = ULONG_MAX;
+	log->last_end = ULONG_MAX;
+	if (log->cmds == 1)
+		log->first_end = ULONG_MAX;
 }
 
 static int fpt_cov_sync(struct fp_context *ctx)
