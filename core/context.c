@@ -246,7 +246,7 @@ static int fp_context_switch(struct fp_context *ctx, const char *name,
 			old = pol;
 		} else {
 			old = rcu_dereference_protected(ctx->policy,
-					lockdep_is_held(&ctx->lock));
+							lockdep_is_held(&ctx->lock));
 			fp_estimate_policy(ctx, old, pol);
 			rcu_assign_pointer(ctx->policy, pol);
 			ctx->auto_policy = automatic;

@@ -24,7 +24,8 @@ u64 fp_context_stat(struct fp_context *ctx, enum fp_stat stat)
 	case FP_STAT_UNMAPS:
 	case FP_STAT_PAGES:
 	case FP_STAT_SYNCS:
-		va = range = true;
+		va = true;
+		range = true;
 		break;
 	case FP_STAT_TLBI_VA:
 		va = true;
