@@ -402,6 +402,27 @@ static void lost_cfgi_recovery_leaves_no_refill(struct kunit *test)
 }
 
 /*
+ * A device on stream @sid detached while the SMMU is wedged: its CFGI_STE
+ * and TLBI_NH_ASID queued, their CMD_SYNC timed out (a loss), and then the
+ * SMMU resumes.
+ */
+static void fpt_detach_sync_times_out(struct kunit *test, struct fpt_rig *rig,
+				      u32 sid)
+{
+	struct fpt_v3_fake *f = fpt_rig_fake;
+	u64 cmd[CMD_DWORDS];
+
+	fpt_detach_busy_stream(test, rig, sid);
+	fpt_v3_fake_set(f, 0);
+	smmuv3_cmd_cfgi_ste(cmd, sid);
+	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
+	smmuv3_cmd_tlbi_nh_asid(cmd, rig->mc.asid);
+	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -ETIMEDOUT);
+	fpt_v3_fake_set(f, 64);
+}
+
+/*
  * A device detached while the SMMU is wedged: the CFGI_STE and the
  * TLBI_NH_ASID are queued, their CMD_SYNC times out, and the SMMU later
  * resumes.  It consumes them in order, but the TLBI is performed before
@@ -415,18 +436,9 @@ static void timed_out_sync_recovered_in_order_leaves_no_refill(struct kunit *tes
 {
 	struct fpt_rig *rig = fpt_fake_rig(test, 6);
 	struct fpt_v3_fake *f = fpt_rig_fake;
-	u64 cmd[CMD_DWORDS];
 	u32 sid = 1;
 
-	fpt_detach_busy_stream(test, rig, sid);
-	fpt_v3_fake_set(f, 0);
-	smmuv3_cmd_cfgi_ste(cmd, sid);
-	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
-	smmuv3_cmd_tlbi_nh_asid(cmd, rig->mc.asid);
-	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
-	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -ETIMEDOUT);
-
-	fpt_v3_fake_set(f, 64);
+	fpt_detach_sync_times_out(test, rig, sid);
 	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
 	KUNIT_EXPECT_NULL(test, fpt_v3_fake_cached(f, sid));
 	KUNIT_EXPECT_EQ(test, fpm_cached_entries(&rig->mc), 0);
@@ -1022,19 +1034,11 @@ static void fast_leaf_sync_after_loss_recovers_in_order(struct kunit *test)
 	};
 	struct fpt_rig *rig = fpt_fake_rig(test, 6);
 	struct fpt_v3_fake *f = fpt_rig_fake;
-	u64 cmd[CMD_DWORDS], start;
 	unsigned int i;
 	u32 sid = 1;
+	u64 start;
 
-	fpt_detach_busy_stream(test, rig, sid);
-	fpt_v3_fake_set(f, 0);
-	smmuv3_cmd_cfgi_ste(cmd, sid);
-	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
-	smmuv3_cmd_tlbi_nh_asid(cmd, rig->mc.asid);
-	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
-	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -ETIMEDOUT);
-
-	fpt_v3_fake_set(f, 64);
+	fpt_detach_sync_times_out(test, rig, sid);
 	fp_context_reset_stats(rig->ctx);
 	start = f->smmu.cmdq.prod;
 	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_4K, false), SZ_4K);
