@@ -474,6 +474,18 @@ void fp_inv_context(struct fp_context *ctx)
 }
 EXPORT_SYMBOL_GPL(fp_inv_context);
 
+/*
+ * A sync returned @ret: counted, traced, and a failure recorded (W2) and
+ * logged.  Return: @ret.
+ */
+static int fp_sync_done(struct fp_context *ctx, int ret)
+{
+	fp_stat_add(ctx, FP_STAT_SYNCS, 1);
+	trace_flushpol_sync(ctx->name, ret);
+	fp_sync_failed(ctx, ret);
+	return ret;
+}
+
 /**
  * fp_sync() - wait for every command issued on the context
  * @ctx: the context
@@ -486,18 +498,6 @@ int fp_sync(struct fp_context *ctx)
 	return fp_sync_done(ctx, ctx->cfg.ops->sync(ctx));
 }
 EXPORT_SYMBOL_GPL(fp_sync);
-
-/*
- * A sync returned @ret: counted, traced, and a failure recorded (W2) and
- * logged.  Return: @ret.
- */
-int fp_sync_done(struct fp_context *ctx, int ret)
-{
-	fp_stat_add(ctx, FP_STAT_SYNCS, 1);
-	trace_flushpol_sync(ctx->name, ret);
-	fp_sync_failed(ctx, ret);
-	return ret;
-}
 
 /**
  * fp_inv_va_sync() - fp_inv_va(), then fp_sync()

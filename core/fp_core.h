@@ -263,7 +263,6 @@ void fp_estimate_unmapping(struct fp_estimate *e, unsigned long iova,
 
 /* dispatch.c */
 extern const struct iommu_flush_ops fp_flush_ops;
-int fp_sync_done(struct fp_context *ctx, int ret);
 void fp_policy_wait_calls(void);
 void fp_dispatch_gather(struct fp_context *ctx,
 			const struct iommu_iotlb_gather *gather,
