@@ -381,7 +381,9 @@ void fp_iotlb_sync(struct fp_context *ctx, struct iommu_iotlb_gather *gather)
 {
 	if (iommu_iotlb_gather_queued(gather))
 		return;
-	if (fp_gather_pages(gather) == 1 && fp_sync_leaf(ctx, gather))
+	/* One leaf, without fp_gather_pages()'s division. */
+	if (gather->pgsize && gather->end - gather->start + 1 == gather->pgsize &&
+	    fp_sync_leaf(ctx, gather))
 		return;
 	fp_stat_add(ctx, FP_STAT_UNMAPS, 1);
 	fp_dispatch_gather(ctx, gather, NULL, false);
