@@ -27,7 +27,6 @@ module_param(force_no_ril, bool, 0644);
 MODULE_PARM_DESC(force_no_ril,
 		 "Ignore IDR3.RIL in domains created from now on: invalidate by single address, as SMMUv3.0-3.1 must");
 
-
 /* The backend's choice of policy for a lazy context. */
 #define SMMUV3_LAZY_POLICY	"nonstrict"
 
