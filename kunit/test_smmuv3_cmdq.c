@@ -1068,6 +1068,30 @@ static unsigned int fpt_count_op_from(struct fpt_v3_fake *f, u8 op, u64 from)
 }
 
 /*
+ * A 4K unmap at @iova into the caller's gather, a switch to @policy, then
+ * the sync: one command of kind @want, none of kind @not, from the
+ * position returned.  The unmap itself sends nothing.
+ */
+static u64 fpt_unmap_switch_sync(struct kunit *test, struct fpt_rig *rig,
+				 unsigned long iova, const char *policy,
+				 u8 want, u8 not)
+{
+	struct fpt_v3_fake *f = fpt_rig_fake;
+	struct iommu_iotlb_gather gather;
+	u64 start = f->smmu.cmdq.prod;
+
+	iommu_iotlb_gather_init(&gather);
+	KUNIT_EXPECT_EQ(test, fp_unmap(rig->ctx, rig->ops, iova, SZ_4K,
+				       &gather), SZ_4K);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.prod, start);
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, policy), 0);
+	fp_iotlb_sync(rig->ctx, &gather);
+	KUNIT_EXPECT_EQ(test, fpt_count_op_from(f, want, start), 1);
+	KUNIT_EXPECT_EQ(test, fpt_count_op_from(f, not, start), 0);
+	return start;
+}
+
+/*
  * A 4K unmap leaves its leaf in the caller's gather, under whatever
  * policy; the policy read at iotlb_sync invalidates it.  Switched from va
  * to asid in between: one TLBI_NH_ASID, no by-VA command; from asid back
@@ -1077,36 +1101,18 @@ static void switch_between_unmap_and_sync_uses_policy_at_sync(struct kunit *test
 {
 	struct fpt_rig *rig = fpt_fake_rig(test, 8);
 	struct fpt_v3_fake *f = fpt_rig_fake;
-	struct iommu_iotlb_gather gather;
 	u64 start;
 
 	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_8K, SZ_4K), 0);
 	fpm_access_range(&rig->mc, FPT_IOVA, SZ_8K);
 
-	start = f->smmu.cmdq.prod;
-	iommu_iotlb_gather_init(&gather);
-	KUNIT_EXPECT_EQ(test, fp_unmap(rig->ctx, rig->ops, FPT_IOVA, SZ_4K,
-				       &gather), SZ_4K);
-	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.prod, start);
-	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, "asid"), 0);
-	fp_iotlb_sync(rig->ctx, &gather);
-	KUNIT_EXPECT_EQ(test, fpt_count_op_from(f, CMD_OP_TLBI_NH_ASID, start),
-			1);
-	KUNIT_EXPECT_EQ(test, fpt_count_op_from(f, CMD_OP_TLBI_NH_VA, start),
-			0);
+	fpt_unmap_switch_sync(test, rig, FPT_IOVA, "asid", CMD_OP_TLBI_NH_ASID,
+			      CMD_OP_TLBI_NH_VA);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_ASID), 1);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 0);
 
-	start = f->smmu.cmdq.prod;
-	iommu_iotlb_gather_init(&gather);
-	KUNIT_EXPECT_EQ(test, fp_unmap(rig->ctx, rig->ops, FPT_IOVA + SZ_4K,
-				       SZ_4K, &gather), SZ_4K);
-	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, "va"), 0);
-	fp_iotlb_sync(rig->ctx, &gather);
-	KUNIT_EXPECT_EQ(test, fpt_count_op_from(f, CMD_OP_TLBI_NH_VA, start),
-			1);
-	KUNIT_EXPECT_EQ(test, fpt_count_op_from(f, CMD_OP_TLBI_NH_ASID, start),
-			0);
+	start = fpt_unmap_switch_sync(test, rig, FPT_IOVA + SZ_4K, "va",
+				      CMD_OP_TLBI_NH_VA, CMD_OP_TLBI_NH_ASID);
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.prod - start, 2);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 1);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_UNMAPS), 2);
