@@ -166,6 +166,7 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 	mutex_lock(&fp_contexts_lock);
 	pol = fp_initial_policy(ctx, param, &why);
 	if (pol) {
+		fp_estimate_policy(ctx, NULL, pol);
 		RCU_INIT_POINTER(ctx->policy, pol);
 		fp_context_publish(ctx, truncated);
 		list_add_tail(&ctx->node, &fp_contexts);
@@ -227,6 +228,7 @@ void fp_context_destroy(struct fp_context *ctx)
 	mutex_lock(&ctx->lock);
 	pol = rcu_replace_pointer(ctx->policy, NULL,
 				  lockdep_is_held(&ctx->lock));
+	fp_estimate_policy(ctx, pol, NULL);
 	pol_owner = pol->owner;
 	mutex_unlock(&ctx->lock);
 	list_del(&ctx->node);
@@ -265,8 +267,10 @@ static int fp_context_switch(struct fp_context *ctx, const char *name,
 			/* A backend's choice never overrides a user's. */
 			old = pol;
 		} else {
-			old = rcu_replace_pointer(ctx->policy, pol,
-						  lockdep_is_held(&ctx->lock));
+			old = rcu_dereference_protected(ctx->policy,
+							lockdep_is_held(&ctx->lock));
+			fp_estimate_policy(ctx, old, pol);
+			rcu_assign_pointer(ctx->policy, pol);
 			ctx->auto_policy = by != FP_SWITCH_USER;
 		}
 		/* Read while @old is still registered: it is in use. */

@@ -27,9 +27,9 @@
  * running, the pointer a call reads is the one it runs, and once a switch
  * returns the old policy's module can be removed at once.
  *
- * The built-in policies (va, range, asid, nonstrict) need no such pin:
- * they live in this module, which outlives every context, so nothing a
- * switch or an unregistration does can free one under a call.  A call
+ * The built-in policies (va, range, asid, nonstrict, threshold) need no
+ * such pin: they live in this module, which outlives every context, so
+ * nothing a switch or an unregistration does can free one under a call.  A call
  * reads the pointer once and, if it is one of them (compared as an
  * address, never read through before it is known to be), calls it with
  * no read section; any other pointer is read again inside one.  Tree
@@ -292,6 +292,81 @@ const struct iommu_flush_ops fp_flush_ops = {
 	.tlb_add_page	= fp_tlb_add_page,
 };
 
+/* Commands a backend issued, counted and traced: one place for each kind. */
+static void fp_inv_va_counted(struct fp_context *ctx, unsigned long iova,
+			      size_t size, size_t granule, bool leaf)
+{
+	unsigned long n = size / granule;
+
+	fp_stat_add(ctx, FP_STAT_TLBI_VA, n);
+	trace_flushpol_inv(ctx->name, leaf ? "va-leaf" : "va", iova, size, n);
+}
+
+static void fp_inv_range_counted(struct fp_context *ctx, unsigned long iova,
+				 size_t size, bool leaf, unsigned int n)
+{
+	fp_stat_add(ctx, FP_STAT_TLBI_RANGE, n);
+	trace_flushpol_inv(ctx->name, leaf ? "range-leaf" : "range", iova,
+			   size, n);
+}
+
+static void fp_sync_failed(struct fp_context *ctx, int ret)
+{
+	if (!ret)
+		return;
+	fp_cov_sync_failed(ctx);
+	fp_stat_add(ctx, FP_STAT_SYNC_TIMEOUTS, 1);
+	pr_err_ratelimited("%s: TLB sync failed: %d\n", ctx->name, ret);
+}
+
+/*
+ * A strict unmap's gather of one leaf, under a built-in policy that sends
+ * for it one precise command and a sync (&fp_policy.one_leaf): sent here,
+ * with the backend's command-and-sync operation, as the policy would send
+ * it, and counted with one add (fp_stats.leaf), not four.  The policy is
+ * the one read now, at the sync, as for every gather; a built-in one
+ * needs no pin.  Its gather was filled outside any fp_unmap() record, so
+ * nothing covers it (coverage.c, G), as flush_gather would have been told.
+ *
+ * Return: false, having done nothing, if the policy or the backend cannot
+ * take this path.
+ */
+static bool fp_sync_leaf(struct fp_context *ctx,
+			 const struct iommu_iotlb_gather *gather)
+{
+	const struct fp_policy *pol = rcu_access_pointer(ctx->policy);
+	const struct fp_hw_ops *ops = ctx->cfg.ops;
+	unsigned int n = 1;
+	bool range;
+	int ret;
+
+	if (!fp_policy_builtin(pol) || !pol->one_leaf)
+		return false;
+	range = pol->one_leaf == FP_ONE_LEAF_PRECISE && ops->inv_range;
+	if (range ? !ops->inv_range_sync : !ops->inv_va_sync)
+		return false;
+
+	trace_flushpol_gather(ctx->name, pol->name, gather->start, gather->end,
+			      gather->pgsize);
+	fp_policy_call_begin();
+	if (range)
+		ret = ops->inv_range_sync(ctx, gather->start, gather->pgsize,
+					  gather->pgsize, true, &n);
+	else
+		ret = ops->inv_va_sync(ctx, gather->start, gather->pgsize,
+				       gather->pgsize, true);
+	fp_policy_call_end();
+	trace_flushpol_inv(ctx->name, range ? "range-leaf" : "va-leaf",
+			   gather->start, gather->pgsize, n);
+	fp_stat_add_leaf(ctx, range ? FP_LEAF_RANGE : FP_LEAF_VA);
+	/* A backend's range commands for one page are one, but count them. */
+	if (n != 1)
+		fp_stat_add(ctx, FP_STAT_TLBI_RANGE, n - 1);
+	trace_flushpol_sync(ctx->name, ret);
+	fp_sync_failed(ctx, ret);
+	return true;
+}
+
 /**
  * fp_iotlb_sync() - the driver's iotlb_sync
  * @ctx: the context
@@ -305,6 +380,10 @@ const struct iommu_flush_ops fp_flush_ops = {
 void fp_iotlb_sync(struct fp_context *ctx, struct iommu_iotlb_gather *gather)
 {
 	if (iommu_iotlb_gather_queued(gather))
+		return;
+	/* One leaf, without fp_gather_pages()'s division. */
+	if (gather->pgsize && gather->end - gather->start + 1 == gather->pgsize &&
+	    fp_sync_leaf(ctx, gather))
 		return;
 	fp_stat_add(ctx, FP_STAT_UNMAPS, 1);
 	fp_dispatch_gather(ctx, gather, NULL, false);
@@ -347,11 +426,8 @@ EXPORT_SYMBOL_GPL(fp_flush_iotlb_all);
 void fp_inv_va(struct fp_context *ctx, unsigned long iova, size_t size,
 	       size_t granule, bool leaf)
 {
-	unsigned long n = size / granule;
-
 	ctx->cfg.ops->inv_va(ctx, iova, size, granule, leaf);
-	fp_stat_add(ctx, FP_STAT_TLBI_VA, n);
-	trace_flushpol_inv(ctx->name, leaf ? "va-leaf" : "va", iova, size, n);
+	fp_inv_va_counted(ctx, iova, size, granule, leaf);
 }
 EXPORT_SYMBOL_GPL(fp_inv_va);
 
@@ -371,9 +447,7 @@ unsigned int fp_inv_range(struct fp_context *ctx, unsigned long iova,
 	unsigned int n;
 
 	n = ctx->cfg.ops->inv_range(ctx, iova, size, granule, leaf);
-	fp_stat_add(ctx, FP_STAT_TLBI_RANGE, n);
-	trace_flushpol_inv(ctx->name, leaf ? "range-leaf" : "range", iova,
-			   size, n);
+	fp_inv_range_counted(ctx, iova, size, leaf, n);
 	return n;
 }
 EXPORT_SYMBOL_GPL(fp_inv_range);
@@ -402,6 +476,18 @@ void fp_inv_context(struct fp_context *ctx)
 }
 EXPORT_SYMBOL_GPL(fp_inv_context);
 
+/*
+ * A sync returned @ret: counted, traced, and a failure recorded (W2) and
+ * logged.  Return: @ret.
+ */
+static int fp_sync_done(struct fp_context *ctx, int ret)
+{
+	fp_stat_add(ctx, FP_STAT_SYNCS, 1);
+	trace_flushpol_sync(ctx->name, ret);
+	fp_sync_failed(ctx, ret);
+	return ret;
+}
+
 /**
  * fp_sync() - wait for every command issued on the context
  * @ctx: the context
@@ -411,15 +497,65 @@ EXPORT_SYMBOL_GPL(fp_inv_context);
  */
 int fp_sync(struct fp_context *ctx)
 {
-	int ret = ctx->cfg.ops->sync(ctx);
-
-	fp_stat_add(ctx, FP_STAT_SYNCS, 1);
-	trace_flushpol_sync(ctx->name, ret);
-	if (ret) {
-		fp_cov_sync_failed(ctx);
-		fp_stat_add(ctx, FP_STAT_SYNC_TIMEOUTS, 1);
-		pr_err_ratelimited("%s: TLB sync failed: %d\n", ctx->name, ret);
-	}
-	return ret;
+	return fp_sync_done(ctx, ctx->cfg.ops->sync(ctx));
 }
 EXPORT_SYMBOL_GPL(fp_sync);
+
+/**
+ * fp_inv_va_sync() - fp_inv_va(), then fp_sync()
+ * @ctx: the context
+ * @iova: start of the range
+ * @size: length of the range
+ * @granule: step between commands
+ * @leaf: last-level entries only; otherwise walk caches too
+ *
+ * Counted and traced as the two calls are, in one backend operation
+ * where it has one (&fp_hw_ops.inv_va_sync).
+ *
+ * Return: as fp_sync().
+ */
+int fp_inv_va_sync(struct fp_context *ctx, unsigned long iova, size_t size,
+		   size_t granule, bool leaf)
+{
+	const struct fp_hw_ops *ops = ctx->cfg.ops;
+	int ret;
+
+	if (!ops->inv_va_sync) {
+		fp_inv_va(ctx, iova, size, granule, leaf);
+		return fp_sync(ctx);
+	}
+	ret = ops->inv_va_sync(ctx, iova, size, granule, leaf);
+	fp_inv_va_counted(ctx, iova, size, granule, leaf);
+	return fp_sync_done(ctx, ret);
+}
+EXPORT_SYMBOL_GPL(fp_inv_va_sync);
+
+/**
+ * fp_inv_range_sync() - fp_inv_range(), then fp_sync()
+ * @ctx: the context; fp_context_has_range() must be true
+ * @iova: start of the range
+ * @size: length of the range
+ * @granule: the leaf size the range is made of
+ * @leaf: last-level entries only; otherwise walk caches too
+ *
+ * Counted and traced as the two calls are, in one backend operation
+ * where it has one (&fp_hw_ops.inv_range_sync).
+ *
+ * Return: as fp_sync().
+ */
+int fp_inv_range_sync(struct fp_context *ctx, unsigned long iova,
+		      size_t size, size_t granule, bool leaf)
+{
+	const struct fp_hw_ops *ops = ctx->cfg.ops;
+	unsigned int n = 0;
+	int ret;
+
+	if (!ops->inv_range_sync) {
+		fp_inv_range(ctx, iova, size, granule, leaf);
+		return fp_sync(ctx);
+	}
+	ret = ops->inv_range_sync(ctx, iova, size, granule, leaf, &n);
+	fp_inv_range_counted(ctx, iova, size, leaf, n);
+	return fp_sync_done(ctx, ret);
+}
+EXPORT_SYMBOL_GPL(fp_inv_range_sync);

@@ -58,6 +58,58 @@ struct fp_recent_maps {
 	} slot[1 << FP_RECENT_BITS];
 };
 
+/*
+ * Keeping the estimate costs every map and unmap a per-CPU add and a
+ * write into this CPU's table of recent maps: paid only for contexts
+ * whose policy reads it (&fp_policy.reads_estimate), and behind this key,
+ * on while at least one context's does, so that without such a policy
+ * the test is a patched-out branch.
+ */
+DEFINE_STATIC_KEY_FALSE(fp_estimate_key);
+
+/*
+ * The footprint is a count kept from the context's first fp_map(): maps
+ * made while it was not kept (or unmaps, which would take back what was
+ * counted before) leave it wrong for good.  So a context whose policy
+ * starts reading it after fp_map() was used, or stops reading it once
+ * used, has an unknown footprint from then on: the TLB full, as for a
+ * driver that never maps through fp_map(), which leans adaptive towards
+ * precise invalidation (never more commands than va).  A context on such
+ * a policy from before its first map (created on it, or switched before
+ * mapping) keeps an exact count.  What this CPU last mapped (streamed
+ * buffers) restarts from the switch: a sample of a map made before it
+ * only counts fewer granules as streamed, that is more as live.
+ *
+ * Called in process context under the context's lock, before @new
+ * replaces @old (NULL: the context is being created, or destroyed), so
+ * that @new's first call finds its estimate kept.  A map running
+ * meanwhile is counted or not, as under any switch, and the first map of
+ * a context, racing with its switch to such a policy, may be missed: an
+ * estimate off by that map, never an invalidation wrong.
+ */
+void fp_estimate_policy(struct fp_context *ctx, const struct fp_policy *old,
+			const struct fp_policy *new)
+{
+	bool was = old && old->reads_estimate, is = new && new->reads_estimate;
+	struct fp_estimate *e = &ctx->est;
+
+	if (was == is)
+		return;
+	if (is)
+		static_branch_inc(&fp_estimate_key);
+	WRITE_ONCE(e->tracked, is);
+	if (was && READ_ONCE(e->maps_seen))
+		WRITE_ONCE(e->untracked_maps, true);
+	if (was)
+		static_branch_dec(&fp_estimate_key);
+}
+
+/* Whether @e's footprint count means something (fp_estimate_policy()). */
+static bool fp_estimate_known(struct fp_estimate *e)
+{
+	return READ_ONCE(e->maps_seen) && !READ_ONCE(e->untracked_maps);
+}
+
 int fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg)
 {
 	e->base_ns16 = (FP_CMD_NS_DEFAULT + FP_SYNC_NS_DEFAULT) << 4;
@@ -121,7 +173,7 @@ static bool fp_estimate_holds(struct fp_estimate *e, u64 need)
 {
 	struct percpu_counter *resident = &e->resident;
 
-	if (!READ_ONCE(e->maps_seen))
+	if (!fp_estimate_known(e))
 		return true;
 	if (percpu_counter_compare(resident, need) >= 0)
 		return true;
@@ -177,7 +229,7 @@ static unsigned long fp_estimate_resident(struct fp_estimate *e,
 	u64 streamed = 0;
 	s64 resident;
 
-	if (!READ_ONCE(e->maps_seen))
+	if (!fp_estimate_known(e))
 		return tlb;
 	resident = percpu_counter_sum(&e->resident);
 	if (resident < 0)
@@ -346,8 +398,9 @@ EXPORT_SYMBOL_GPL(fp_context_set_tlb_entries);
  * @gfp: likewise
  * @mapped: likewise: bytes mapped are added to it
  *
- * The same as calling @ops->map_pages, plus one per-CPU add per call (never
- * per page) and a note, in this CPU's own table, of when it mapped @iova:
+ * The same as calling @ops->map_pages, plus, on a context whose policy
+ * reads the estimate (adaptive), one per-CPU add per call (never per
+ * page) and a note, in this CPU's own table, of when it mapped @iova:
  * what is mapped is the footprint adaptive weighs a context-wide flush
  * with, and when tells streamed buffers from live ones
  * (fp_estimate_streamed()).  It is counted in granules (smallest pages),
@@ -378,9 +431,14 @@ int fp_map(struct fp_context *ctx, struct io_pgtable_ops *ops,
 	ret = ops->map_pages(ops, iova, paddr, pgsize, pgcount, prot, gfp,
 			     &done);
 	if (done) {
-		percpu_counter_add(&ctx->est.resident, done >> __ffs(bitmap));
-		fp_estimate_mapped(&ctx->est, iova, __ffs(bitmap),
-				   done >> __ffs(bitmap));
+		if (fp_estimate_tracked(ctx)) {
+			percpu_counter_add(&ctx->est.resident,
+					   done >> __ffs(bitmap));
+			fp_estimate_mapped(&ctx->est, iova, __ffs(bitmap),
+					   done >> __ffs(bitmap));
+		} else if (!READ_ONCE(ctx->est.untracked_maps)) {
+			WRITE_ONCE(ctx->est.untracked_maps, true);
+		}
 		if (!READ_ONCE(ctx->est.maps_seen))
 			WRITE_ONCE(ctx->est.maps_seen, true);
 	}

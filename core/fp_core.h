@@ -7,6 +7,7 @@
 
 #include <linux/atomic.h>
 #include <linux/cache.h>
+#include <linux/jump_label.h>
 #include <linux/kobject.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -25,9 +26,22 @@
  * Atomic, though per CPU: an interrupt may count on the CPU it interrupts,
  * and a preemptible caller may move between finding its CPU's counters and
  * adding to them.  Adding to a line no other CPU writes costs no bounce.
+ *
+ * @leaf counts, by kind of command, the strict unmaps of one leaf that
+ * fp_iotlb_sync() sent as one command and its sync (fp_sync_leaf()): one
+ * add where the counters it stands for would take four.  Each is folded
+ * into those counters when read (stats.c), so that what is read is what
+ * the policy's own path would have counted.
  */
+enum fp_leaf_kind {
+	FP_LEAF_VA,
+	FP_LEAF_RANGE,
+	FP_LEAF_NR,
+};
+
 struct fp_stats {
 	atomic64_t v[FP_STAT_NR];
+	atomic64_t leaf[FP_LEAF_NR];
 };
 
 struct fp_context {
@@ -70,6 +84,12 @@ static inline void fp_stat_add(struct fp_context *ctx, enum fp_stat s, u64 n)
 
 /* The default_policy value, and the sysfs word, for the backend's choice. */
 #define FP_POLICY_AUTO	"auto"
+
+static inline void fp_stat_add_leaf(struct fp_context *ctx,
+				    enum fp_leaf_kind k)
+{
+	atomic64_inc(&raw_cpu_ptr(ctx->stats)->leaf[k]);
+}
 
 /* registry.c */
 const char *fp_policy_name_parse(char buf[FP_NAME_MAX], const char *input);
@@ -236,6 +256,20 @@ static inline void fp_cov_leaf(struct fp_call *c, unsigned long iova,
 }
 
 /* estimate.c */
+extern struct static_key_false fp_estimate_key;
+
+/*
+ * Whether fp_map() and fp_unmap() keep @ctx's estimate: a branch patched
+ * out while no context's policy reads one (&fp_policy.reads_estimate).
+ */
+static inline bool fp_estimate_tracked(struct fp_context *ctx)
+{
+	return static_branch_unlikely(&fp_estimate_key) &&
+	       READ_ONCE(ctx->est.tracked);
+}
+
+void fp_estimate_policy(struct fp_context *ctx, const struct fp_policy *old,
+			const struct fp_policy *new);
 int fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg);
 void fp_estimate_mapped(struct fp_estimate *e, unsigned long iova,
 			unsigned int shift, unsigned long granules);
@@ -271,6 +305,7 @@ extern struct fp_policy fp_policy_va;
 extern struct fp_policy fp_policy_range;
 extern struct fp_policy fp_policy_asid;
 extern struct fp_policy fp_policy_nonstrict;
+extern struct fp_policy fp_policy_threshold;
 
 /*
  * Whether @pol is one of the core's own policies, which outlive every
@@ -280,7 +315,8 @@ extern struct fp_policy fp_policy_nonstrict;
 static inline bool fp_policy_builtin(const struct fp_policy *pol)
 {
 	return pol == &fp_policy_va || pol == &fp_policy_range ||
-	       pol == &fp_policy_asid || pol == &fp_policy_nonstrict;
+	       pol == &fp_policy_asid || pol == &fp_policy_nonstrict ||
+	       pol == &fp_policy_threshold;
 }
 
 #endif /* _FP_CORE_H */

@@ -265,6 +265,7 @@ static struct fp_policy *const fp_builtin_policies[] = {
 	&fp_policy_range,
 	&fp_policy_asid,
 	&fp_policy_nonstrict,
+	&fp_policy_threshold,
 };
 
 int fp_builtin_policies_register(void)

@@ -14,11 +14,36 @@
  */
 u64 fp_context_stat(struct fp_context *ctx, enum fp_stat stat)
 {
+	bool va = false, range = false;
+	struct fp_stats *s;
 	u64 sum = 0;
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		sum += atomic64_read(&per_cpu_ptr(ctx->stats, cpu)->v[stat]);
+	/* What one leaf sent as one command and its sync counts as. */
+	switch (stat) {
+	case FP_STAT_UNMAPS:
+	case FP_STAT_PAGES:
+	case FP_STAT_SYNCS:
+		va = true;
+		range = true;
+		break;
+	case FP_STAT_TLBI_VA:
+		va = true;
+		break;
+	case FP_STAT_TLBI_RANGE:
+		range = true;
+		break;
+	default:
+		break;
+	}
+	for_each_possible_cpu(cpu) {
+		s = per_cpu_ptr(ctx->stats, cpu);
+		sum += atomic64_read(&s->v[stat]);
+		if (va)
+			sum += atomic64_read(&s->leaf[FP_LEAF_VA]);
+		if (range)
+			sum += atomic64_read(&s->leaf[FP_LEAF_RANGE]);
+	}
 	return sum;
 }
 EXPORT_SYMBOL_GPL(fp_context_stat);
@@ -34,8 +59,11 @@ void fp_context_reset_stats(struct fp_context *ctx)
 {
 	int cpu, s;
 
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		for (s = 0; s < FP_STAT_NR; s++)
 			atomic64_set(&per_cpu_ptr(ctx->stats, cpu)->v[s], 0);
+		for (s = 0; s < FP_LEAF_NR; s++)
+			atomic64_set(&per_cpu_ptr(ctx->stats, cpu)->leaf[s], 0);
+	}
 }
 EXPORT_SYMBOL_GPL(fp_context_reset_stats);

@@ -38,9 +38,10 @@ static size_t fp_unmap_pgsize(unsigned long bitmap, unsigned long iova,
 }
 
 /*
- * The call's own gather, at its end: covered, it goes to the policy now
- * (which sends nothing for it, or, under va, upstream's leaf commands, left
- * for @outer's sync to complete); otherwise its leaves join @outer, whose
+ * The call's own gather, at its end.  With no @outer, iommu_unmap()'s
+ * iotlb_sync on it.  Covered, it goes to the policy now (which sends
+ * nothing for it, or, under va, upstream's leaf commands, left for
+ * @outer's sync to complete); otherwise its leaves join @outer, whose
  * sync invalidates them.
  */
 static void fp_unmap_end(struct fp_context *ctx, struct fp_call *c,
@@ -49,6 +50,11 @@ static void fp_unmap_end(struct fp_context *ctx, struct fp_call *c,
 	struct iommu_iotlb_gather *in = &c->gather;
 	size_t len = in->end - in->start + 1;
 
+	if (!outer) {
+		fp_stat_add(ctx, FP_STAT_UNMAPS, 1);
+		fp_dispatch_gather(ctx, in, c, false);
+		return;
+	}
 	if (!fp_gather_pages(in))
 		return;
 	if (fp_cov_covered(c)) {
@@ -68,6 +74,84 @@ static void fp_unmap_end(struct fp_context *ctx, struct fp_call *c,
 		fp_stat_add(ctx, FP_STAT_PAGES, -(u64)c->walk_leaves);
 }
 
+/*
+ * Whether every page of an unmap of @size is of the smallest size: all
+ * of them when no larger size fits in @size.  Those pages are leaves of
+ * the last level, whose unmap frees no table of its own (coverage.c,
+ * W1): a walk flush it causes (arm-v7s splitting a contiguous entry)
+ * names no freed table, and a call's record would cover nothing with it.
+ */
+static bool fp_unmap_smallest(unsigned long bitmap, size_t size)
+{
+	unsigned long larger = bitmap & (bitmap - 1);
+
+	return !larger || size < BIT(__ffs(larger));
+}
+
+/*
+ * The unmap of smallest pages: straight into @gather, as the IOMMU core's
+ * iommu_unmap() does, with no record.  Its leaves are gathered by
+ * fp_tlb_add_page() as any gather's (a gather that would become
+ * disjoint is handed to the policy first), and its walks, if any, are
+ * flushed by the policy with no record to cover (R4): what the record
+ * would have done with them.
+ */
+static size_t fp_unmap_leaves(struct io_pgtable_ops *ops, unsigned long iova,
+			      size_t size, unsigned int shift,
+			      struct iommu_iotlb_gather *gather)
+{
+	size_t unmapped = 0, n;
+
+	while (unmapped < size) {
+		n = ops->unmap_pages(ops, iova + unmapped, BIT(shift),
+				     (size - unmapped) >> shift, gather);
+		if (!n)
+			break;
+		unmapped += n;
+	}
+	return unmapped;
+}
+
+/*
+ * An unmap that may free tables: in the pieces iommu_unmap() would make,
+ * into @c's own gather, each piece larger than the smallest pages with @c
+ * this CPU's current call, for its walk flushes to cover (coverage.c).
+ */
+static size_t fp_unmap_tables(struct io_pgtable_ops *ops, unsigned long iova,
+			      size_t size, unsigned long bitmap,
+			      struct fp_call *c)
+{
+	unsigned long min_pagesz = BIT(__ffs(bitmap));
+	size_t unmapped = 0;
+
+	while (unmapped < size) {
+		size_t count, pgsize, n;
+		bool frees;
+
+		pgsize = fp_unmap_pgsize(bitmap, iova + unmapped,
+					 size - unmapped, &count);
+		/*
+		 * Only pages larger than the smallest can be tables that the
+		 * page table frees, with the walk flushes the call's record is
+		 * for (coverage.c, W1).  A piece of the smallest pages frees
+		 * none: a walk it causes (arm-v7s splitting a contiguous
+		 * entry) finds no record and covers nothing, as it would have,
+		 * and the piece saves migration off and on (coverage.c, R4).
+		 */
+		frees = pgsize > min_pagesz;
+		if (frees)
+			fp_call_enter(c);
+		n = ops->unmap_pages(ops, iova + unmapped, pgsize, count,
+				     &c->gather);
+		if (frees)
+			fp_call_leave(c);
+		if (!n)
+			break;
+		unmapped += n;
+	}
+	return unmapped;
+}
+
 /**
  * fp_unmap() - unmap a range of an io-pgtable whose cookie is @ctx
  * @ctx: the context
@@ -83,7 +167,9 @@ static void fp_unmap_end(struct fp_context *ctx, struct fp_call *c,
  * walk flushes of this call cover the table entries it gathers, which
  * saves the policies a command for them (see coverage.c).  A page table
  * call that may free tables is made with migration off (preemption stays
- * on).
+ * on).  An unmap that can free none (only pages of the smallest size fit
+ * in @size) goes straight into @gather, or into one of its own that
+ * fp_iotlb_sync() then ends, with no per-call record.
  *
  * Return: bytes unmapped; less than @size if a page was not mapped; 0 for
  * a misaligned @iova or @size, refused with a warning as iommu_unmap()
@@ -97,8 +183,9 @@ size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
 	unsigned long min_pagesz = bitmap ? BIT(__ffs(bitmap)) : 0;
 	/* Initialised whole by fp_call_begin(): not twice (INIT_STACK_ALL). */
 	struct fp_call call __uninitialized;
-	size_t unmapped = 0;
-	bool counted;
+	struct iommu_iotlb_gather own;
+	size_t unmapped;
+	bool counted, leaves;
 
 	/* fp_unmap_pgsize() would reach __fls(0). */
 	if (!min_pagesz || !IS_ALIGNED(iova | size, min_pagesz)) {
@@ -110,54 +197,37 @@ size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
 	 * Out of the footprint before any flush is decided: these entries go
 	 * whatever the policy does; and what this CPU mapped since @iova, if
 	 * it mapped it, says how much of the rest streams (estimate.c).  Once
-	 * per call, and only once fp_map() counts anything (before, the count
-	 * means nothing and adaptive assumes the TLB full): under UML a
-	 * per-CPU add saves and restores the interrupt state, 2 ns of a 4K
-	 * unmap's 27 there.
+	 * per call, only for a context whose policy reads the footprint
+	 * (adaptive), and only once fp_map() counts anything (before, the
+	 * count means nothing and adaptive assumes the TLB full).
 	 */
-	counted = READ_ONCE(ctx->est.maps_seen);
+	counted = fp_estimate_tracked(ctx) && READ_ONCE(ctx->est.maps_seen);
 	if (counted) {
 		percpu_counter_sub(&ctx->est.resident, size >> __ffs(min_pagesz));
 		fp_estimate_unmapping(&ctx->est, iova, __ffs(min_pagesz),
 				      size >> __ffs(min_pagesz));
 	}
-	fp_call_begin(ctx, &call, gather);
-	while (unmapped < size) {
-		size_t count, pgsize, n;
-		bool frees;
-
-		pgsize = fp_unmap_pgsize(bitmap, iova + unmapped,
-					 size - unmapped, &count);
-		/*
-		 * Only pages larger than the smallest can be tables that the
-		 * page table frees, with the walk flushes the call's record is
-		 * for (coverage.c, W1).  Unmapping the smallest pages, a walk
-		 * (arm-v7s splitting a contiguous entry) finds no record and
-		 * covers nothing, as it would have, and the unmap saves
-		 * migration off and on (coverage.c, R4).
-		 */
-		frees = pgsize > min_pagesz;
-		if (frees)
-			fp_call_enter(&call);
-		n = ops->unmap_pages(ops, iova + unmapped, pgsize, count,
-				     &call.gather);
-		if (frees)
-			fp_call_leave(&call);
-		if (!n)
-			break;
-		unmapped += n;
+	leaves = fp_unmap_smallest(bitmap, size);
+	if (leaves) {
+		if (!gather) {
+			iommu_iotlb_gather_init(&own);
+			gather = &own;
+		}
+		unmapped = fp_unmap_leaves(ops, iova, size, __ffs(min_pagesz),
+					   gather);
+	} else {
+		fp_call_begin(ctx, &call, gather);
+		unmapped = fp_unmap_tables(ops, iova, size, bitmap, &call);
 	}
 	/* Put back what turned out not to have been mapped. */
 	if (counted && unmapped < size)
 		percpu_counter_add(&ctx->est.resident,
 				   (size - unmapped) >> __ffs(min_pagesz));
-	if (gather) {
+	if (gather == &own)
+		/* iommu_unmap()'s iotlb_sync, on its own gather. */
+		fp_iotlb_sync(ctx, &own);
+	else if (!leaves)
 		fp_unmap_end(ctx, &call, gather);
-	} else {
-		/* iommu_unmap()'s iotlb_sync, on the call's own gather. */
-		fp_stat_add(ctx, FP_STAT_UNMAPS, 1);
-		fp_dispatch_gather(ctx, &call.gather, &call, false);
-	}
 	return unmapped;
 }
 EXPORT_SYMBOL_GPL(fp_unmap);

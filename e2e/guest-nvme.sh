@@ -76,7 +76,7 @@ if [ -z "$ctx" ]; then
 	roundtrip identity
 	echo "nvme: identity: data intact"
 else
-	# By name: writing one autoloads its module (threshold).
+	# By name, each built into the core.
 	policies="va range asid threshold"
 	[ $mode = strict ] || policies="nonstrict va"
 	for p in $policies; do

@@ -40,6 +40,11 @@ struct fp_recent_maps;
  * @inv_all: optional; invalidate every context the TLB holds.
  * @sync: wait for every command issued so far on this context to complete.
  *	Returns 0, or -ETIMEDOUT when the hardware did not answer in time.
+ * @inv_va_sync: optional; @inv_va, then @sync, as one operation: a backend
+ *	whose queue can take the commands and their sync in one go (SMMUv3:
+ *	one hold of the queue's lock) saves the second.  Returns as @sync.
+ * @inv_range_sync: optional; likewise @inv_range then @sync; the commands
+ *	issued in *@n.
  * @clock: optional; the time, in ns, that the adaptive policy measures
  *	commands and syncs with.  NULL: ktime_get_ns().  A model backend
  *	returns the time its model charges, so that the same estimator runs
@@ -58,6 +63,11 @@ struct fp_hw_ops {
 	void (*inv_context)(struct fp_context *ctx);
 	void (*inv_all)(struct fp_context *ctx);
 	int (*sync)(struct fp_context *ctx);
+	int (*inv_va_sync)(struct fp_context *ctx, unsigned long iova,
+			   size_t size, size_t granule, bool leaf);
+	int (*inv_range_sync)(struct fp_context *ctx, unsigned long iova,
+			      size_t size, size_t granule, bool leaf,
+			      unsigned int *n);
 	u64 (*clock)(struct fp_context *ctx);
 };
 
@@ -133,12 +143,20 @@ struct fp_context_cfg {
  * @tlb_entries: entries of the context the TLB can hold; likewise
  * @samples: flushes timed so far
  * @resident: granules mapped through fp_map() and not unmapped since
- * @maps_seen: fp_map() was used on the context: @resident means something
+ * @maps_seen: fp_map() was used on the context
+ * @tracked: the context's policy reads the estimate
+ *	(&fp_policy.reads_estimate): only then do fp_map() and fp_unmap()
+ *	keep @resident and @recent (core only)
+ * @untracked_maps: fp_map() was used while the estimate was not kept:
+ *	@resident misses those maps, or their unmaps, for good (core only)
  * @recent: per CPU, when fp_map() last mapped each of a few IOVAs, from
  *	which fp_unmap() tells how much of @resident is streamed (core only)
  *
  * Written without a lock by whoever times a flush: a lost or mixed update
  * makes an estimate worse for a while, never an invalidation wrong.
+ * @resident means something only with @maps_seen and not
+ * @untracked_maps; otherwise the footprint is unknown, taken as the TLB
+ * full (fp_estimate_footprint()).
  */
 struct fp_estimate {
 	unsigned int base_ns16;
@@ -148,7 +166,16 @@ struct fp_estimate {
 	unsigned long samples;
 	struct percpu_counter resident;
 	bool maps_seen;
+	bool tracked;
+	bool untracked_maps;
 	struct fp_recent_maps __percpu *recent;
+};
+
+/* &fp_policy.one_leaf */
+enum fp_one_leaf {
+	FP_ONE_LEAF_POLICY,
+	FP_ONE_LEAF_VA,
+	FP_ONE_LEAF_PRECISE,
 };
 
 /**
@@ -167,6 +194,17 @@ struct fp_estimate {
  * @flush_context: optional; invalidate the whole context and sync.  Used
  *	for flush_iotlb_all and tlb_flush_all; the default is
  *	fp_flush_context().
+ * @one_leaf: what the policy sends for a gather of one leaf that no flush
+ *	covered, if it is one precise command and a sync: FP_ONE_LEAF_VA (by
+ *	VA), FP_ONE_LEAF_PRECISE (by range where the backend has range
+ *	commands, by VA otherwise).  The core then sends it itself, without
+ *	calling @flush_gather (fp_iotlb_sync()); honoured for the core's own
+ *	policies only.  0: always call @flush_gather.
+ * @reads_estimate: the policy reads the context's footprint
+ *	(fp_estimate_footprint() and what uses it): the core counts what
+ *	fp_map() and fp_unmap() map and unmap only for contexts on such a
+ *	policy.  A context that mapped through fp_map() under another policy
+ *	first has an unknown footprint from then on: the TLB full.
  * @list: registry linkage, owned by the core.
  *
  * Each call runs inside a read section of the core's SRCU, which keeps
@@ -186,6 +224,8 @@ struct fp_policy {
 	void (*flush_gather)(struct fp_context *ctx,
 			     const struct iommu_iotlb_gather *gather);
 	void (*flush_context)(struct fp_context *ctx);
+	enum fp_one_leaf one_leaf;
+	bool reads_estimate;
 	struct list_head list;
 };
 
@@ -261,6 +301,10 @@ unsigned int fp_inv_range(struct fp_context *ctx, unsigned long iova,
 			  size_t size, size_t granule, bool leaf);
 void fp_inv_context(struct fp_context *ctx);
 int fp_sync(struct fp_context *ctx);
+int fp_inv_va_sync(struct fp_context *ctx, unsigned long iova, size_t size,
+		   size_t granule, bool leaf);
+int fp_inv_range_sync(struct fp_context *ctx, unsigned long iova,
+		      size_t size, size_t granule, bool leaf);
 int fp_flush_context(struct fp_context *ctx);
 bool fp_gather_covered(struct fp_context *ctx,
 		       const struct iommu_iotlb_gather *gather);

@@ -283,9 +283,36 @@ static void fpb_policy_desc(const char * const *p, char *desc)
 
 KUNIT_ARRAY_PARAM(fpb_policy, fpb_policies, fpb_policy_desc);
 
+/* The strict policies that send upstream's one command at 4K. */
+struct fpb_comp {
+	const char *policy;
+	bool ril;
+};
+
+static const struct fpb_comp fpb_comps[] = {
+	{ "va", false }, { "threshold", false }, { "range", true },
+	{ "threshold", true },
+};
+
+static void fpb_comp_desc(const struct fpb_comp *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s", c->policy,
+		 c->ril ? "-ril" : "");
+}
+
+KUNIT_ARRAY_PARAM(fpb_comp, fpb_comps, fpb_comp_desc);
+
+static void composition_cost_reported(struct kunit *test)
+{
+	const struct fpb_comp *c = test->param_value;
+
+	fpbk_composition_reported(test, c->policy, c->ril);
+}
+
 static struct kunit_case fpb_test_cases[] = {
 	KUNIT_CASE_PARAM(dispatch_cost_reported, fpb_policy_gen_params),
 	KUNIT_CASE(kernel_primitive_costs_reported),
+	KUNIT_CASE_PARAM(composition_cost_reported, fpb_comp_gen_params),
 	{}
 };
 

@@ -126,38 +126,6 @@ static int fpq_worker_fn(void *data)
 	return 0;
 }
 
-/*
- * The instant side's SMMU: CMDQ_CONS is the last CMDQ_PROD written, so a
- * CPU's sync is complete at its first poll after the publish, and the
- * queue never fills.  No lock, no decoding, no error: the fastest SMMU
- * there could be, whose cost to N CPUs is only cmdq.c's.  (Its registers
- * are one cache line the CPUs share, which real MMIO is not.)  One of it.
- */
-static u32 fpq_instant_prod;
-
-static u32 fpq_instant_read(struct smmuv3_cmdq *cmdq, unsigned int off)
-{
-	return off == SMMUV3_CMDQ_CONS ? READ_ONCE(fpq_instant_prod) : 0;
-}
-
-static void fpq_instant_write(struct smmuv3_cmdq *cmdq, unsigned int off,
-			      u32 val)
-{
-	if (off == SMMUV3_CMDQ_PROD)
-		WRITE_ONCE(fpq_instant_prod, val);
-}
-
-static void fpq_instant_delay(struct smmuv3_cmdq *cmdq)
-{
-	cpu_relax();
-}
-
-static const struct smmuv3_cmdq_impl fpq_instant_impl = {
-	.read_reg	= fpq_instant_read,
-	.write_reg	= fpq_instant_write,
-	.delay		= fpq_instant_delay,
-};
-
 /* One round: @threads threads, on CPUs of their own; ns per batch. */
 static u64 fpq_run_round(struct kunit *test, struct fpt_v3_fake *f,
 			 struct fpt_v3_fake **own, enum fpq_side side,
@@ -322,7 +290,7 @@ static void cmdq_scaling_reported(struct kunit *test)
 	for (i = 0; i < FPQ_MAX_THREADS; i++)
 		own[i] = fpq_fake_new(test);
 	inst = fpq_fake_new(test);
-	inst->smmu.cmdq.impl = &fpq_instant_impl;
+	fpt_v3_fake_instant(inst);
 
 	fpq_calibrate(test, f);
 	for (r = 0; r < FPQ_ROUNDS; r++) {

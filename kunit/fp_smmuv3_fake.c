@@ -450,6 +450,49 @@ struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,
 }
 
 /*
+ * The instant SMMU: CMDQ_CONS is the last CMDQ_PROD written, so a CPU's
+ * sync is complete at its first poll after the publish, and the queue
+ * never fills.  No lock, no decoding, no error: the fastest SMMU there
+ * could be, whose cost is only cmdq.c's.  (Its registers are one cache
+ * line the CPUs share, which real MMIO is not.)  Nothing takes effect in
+ * the model.
+ */
+static u32 fpt_v3_instant_read(struct smmuv3_cmdq *cmdq, unsigned int off)
+{
+	struct fpt_v3_fake *f = container_of(cmdq, struct fpt_v3_fake,
+					     smmu.cmdq);
+
+	return off == SMMUV3_CMDQ_CONS ? READ_ONCE(f->prod) : 0;
+}
+
+static void fpt_v3_instant_write(struct smmuv3_cmdq *cmdq, unsigned int off,
+				 u32 val)
+{
+	struct fpt_v3_fake *f = container_of(cmdq, struct fpt_v3_fake,
+					     smmu.cmdq);
+
+	if (off == SMMUV3_CMDQ_PROD)
+		WRITE_ONCE(f->prod, val);
+}
+
+static void fpt_v3_instant_delay(struct smmuv3_cmdq *cmdq)
+{
+	cpu_relax();
+}
+
+static const struct smmuv3_cmdq_impl fpt_v3_instant_impl = {
+	.read_reg	= fpt_v3_instant_read,
+	.write_reg	= fpt_v3_instant_write,
+	.delay		= fpt_v3_instant_delay,
+};
+
+/* @f becomes the instant SMMU, from a queue nothing was written to yet. */
+void fpt_v3_fake_instant(struct fpt_v3_fake *f)
+{
+	f->smmu.cmdq.impl = &fpt_v3_instant_impl;
+}
+
+/*
  * Consume @per_poll commands per CMDQ_CONS read from now on; 0 wedges.
  * It ends a wedge fpt_v3_fake_wedge_after() set.
  */

@@ -198,6 +198,7 @@ struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,
 				    struct fpm_smmu *model, unsigned int shift,
 				    unsigned int per_poll);
 void fpt_v3_fake_set(struct fpt_v3_fake *f, unsigned int per_poll);
+void fpt_v3_fake_instant(struct fpt_v3_fake *f);
 void fpt_v3_fake_wedge_after(struct fpt_v3_fake *f, unsigned int n);
 void fpt_v3_fake_pace(struct fpt_v3_fake *f, unsigned int every,
 		      unsigned long mmio_ns);

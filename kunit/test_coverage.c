@@ -258,6 +258,7 @@ static void core_gather_gets_the_same_commands(struct kunit *test)
 struct fpt_cov_log {
 	unsigned int cmds, syncs;
 	unsigned int cmds_at_sync;	/* cmds when the first sync came */
+	unsigned long first_start, first_end;	/* [start, end) */
 	unsigned long last_start, last_end;	/* [start, end) */
 };
 
@@ -266,7 +267,10 @@ static void fpt_cov_log_cmd(struct fp_context *ctx, unsigned long iova,
 {
 	struct fpt_cov_log *log = fp_context_priv(ctx);
 
-	log->cmds++;
+	if (!log->cmds++) {
+		log->first_start = iova;
+		log->first_end = iova + size;
+	}
 	log->last_start = iova;
 	log->last_end = iova + size;
 }
@@ -287,8 +291,12 @@ static unsigned int fpt_cov_inv_range(struct fp_context *ctx,
 
 static void fpt_cov_inv_context(struct fp_context *ctx)
 {
+	struct fpt_cov_log *log = fp_context_priv(ctx);
+
 	fpt_cov_log_cmd(ctx, 0, 0);
-	((struct fpt_cov_log *)fp_context_priv(ctx))->last_end = ULONG_MAX;
+	log->last_end = ULONG_MAX;
+	if (log->cmds == 1)
+		log->first_end = ULONG_MAX;
 }
 
 static int fpt_cov_sync(struct fp_context *ctx)
@@ -300,11 +308,28 @@ static int fpt_cov_sync(struct fp_context *ctx)
 	return 0;
 }
 
+static int fpt_cov_inv_va_sync(struct fp_context *ctx, unsigned long iova,
+			       size_t size, size_t granule, bool leaf)
+{
+	fpt_cov_inv_va(ctx, iova, size, granule, leaf);
+	return fpt_cov_sync(ctx);
+}
+
+static int fpt_cov_inv_range_sync(struct fp_context *ctx, unsigned long iova,
+				  size_t size, size_t granule, bool leaf,
+				  unsigned int *n)
+{
+	*n = fpt_cov_inv_range(ctx, iova, size, granule, leaf);
+	return fpt_cov_sync(ctx);
+}
+
 static const struct fp_hw_ops fpt_cov_hw_ops = {
 	.inv_va		= fpt_cov_inv_va,
 	.inv_range	= fpt_cov_inv_range,
 	.inv_context	= fpt_cov_inv_context,
 	.sync		= fpt_cov_sync,
+	.inv_va_sync	= fpt_cov_inv_va_sync,
+	.inv_range_sync	= fpt_cov_inv_range_sync,
 };
 
 /*
@@ -403,6 +428,45 @@ static void v7s_split_walk_covers_no_leaf(struct kunit *test)
 	KUNIT_EXPECT_GE(test, v->log.last_end, iova + 4 * SZ_4K);
 }
 
+/*
+ * One 4K page out of a 64K contiguous entry, as a driver's unmap_pages
+ * gets it (the IOMMU core's gather, its iotlb_sync after): pages of the
+ * smallest size free no table, and take the unmap's path without a
+ * record, but arm-v7s still splits the entry and flushes its walk first,
+ * which every policy must invalidate and sync before the page table goes
+ * on.  Then the leaf, at the sync, on its own.
+ */
+static void v7s_one_page_split_flushes_walk(struct kunit *test)
+{
+	const char *policy = *(const char *const *)test->param_value;
+	struct fpt_v7s *v = fpt_v7s_init(test, policy);
+	unsigned long iova = FPT_IOVA + SZ_4K;
+	struct iommu_iotlb_gather gather;
+	bool asid = !strcmp(policy, "asid");
+
+	iommu_iotlb_gather_init(&gather);
+	KUNIT_ASSERT_EQ(test, fp_unmap(v->iop.cookie, &v->iop.ops, iova,
+				       SZ_4K, &gather), SZ_4K);
+	/* The walk: invalidated and synced inside unmap_pages. */
+	KUNIT_EXPECT_EQ(test, v->log.syncs, 1);
+	KUNIT_EXPECT_EQ(test, v->log.cmds_at_sync, 1);
+	KUNIT_EXPECT_EQ(test, v->log.first_start, asid ? 0 : FPT_IOVA);
+	KUNIT_EXPECT_EQ(test, v->log.first_end,
+			asid ? ULONG_MAX : FPT_IOVA + SZ_64K);
+	KUNIT_EXPECT_EQ(test, gather.start, iova);
+	KUNIT_EXPECT_EQ(test, gather.end, iova + SZ_4K - 1);
+
+	fp_iotlb_sync(v->iop.cookie, &gather);
+	KUNIT_EXPECT_EQ(test, v->log.cmds, 2);
+	KUNIT_EXPECT_EQ(test, v->log.syncs, 2);
+	KUNIT_EXPECT_LE(test, v->log.last_start, iova);
+	KUNIT_EXPECT_GE(test, v->log.last_end, iova + SZ_4K);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(v->iop.cookie, FP_STAT_WALKS), 1);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(v->iop.cookie, FP_STAT_SYNCS), 2);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(v->iop.cookie, FP_STAT_UNMAPS),
+			1);
+}
+
 /* As iommu_unmap() refuses it, before io-pgtable sees it. */
 static void misaligned_unmap_refused(struct kunit *test)
 {
@@ -421,6 +485,12 @@ static void misaligned_unmap_refused(struct kunit *test)
 static const char *const fpt_v7s_policies[] = { "range", "asid", "threshold" };
 
 KUNIT_ARRAY_PARAM(fpt_v7s, fpt_v7s_policies, fpt_cov_desc);
+
+static const char *const fpt_v7s_strict_policies[] = {
+	"va", "range", "asid", "threshold", "adaptive",
+};
+
+KUNIT_ARRAY_PARAM(fpt_v7s_strict, fpt_v7s_strict_policies, fpt_cov_desc);
 
 /* Walk flushes, leaves, and a flush of the whole context, counted. */
 static void fpt_cov_every_kind_of_call(struct kunit *test,
@@ -477,6 +547,8 @@ static void policy_calls_cannot_sleep(struct kunit *test)
 
 static struct kunit_case fpt_coverage_cases[] = {
 	KUNIT_CASE_PARAM(v7s_split_walk_covers_no_leaf, fpt_v7s_gen_params),
+	KUNIT_CASE_PARAM(v7s_one_page_split_flushes_walk,
+			 fpt_v7s_strict_gen_params),
 	KUNIT_CASE(misaligned_unmap_refused),
 	KUNIT_CASE_PARAM(core_gather_gets_the_same_commands,
 			 fpt_cov_gen_params),

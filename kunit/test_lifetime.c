@@ -173,7 +173,7 @@ static int fpt_racer_fn(void *data)
 static const struct fpt_racer fpt_racers[] = {
 	{ .attr = "policy" },
 	/* Switching policy takes and drops module references. */
-	{ .attr = "policy", .s = { "threshold\n", "va\n" } },
+	{ .attr = "policy", .s = { "adaptive\n", "va\n" } },
 	{ .attr = "stats/tlbi_va" },
 	{ .attr = "stats/reset", .s = { "1\n", "1\n" } },
 };
@@ -186,7 +186,7 @@ static const struct fpt_racer fpt_racers[] = {
 static void readers_and_writers_race_destroy(struct kunit *test)
 {
 	int core = fpt_refcnt(test, "flushpol");
-	int thr = fpt_refcnt(test, "flushpol_threshold");
+	int ada = fpt_refcnt(test, "flushpol_adaptive");
 	struct fpt_racer r[ARRAY_SIZE(fpt_racers)];
 	struct task_struct *t[ARRAY_SIZE(fpt_racers)];
 	unsigned long left, switches = 0;
@@ -231,7 +231,7 @@ static void readers_and_writers_race_destroy(struct kunit *test)
 		   lifetime_rounds, ms, switches,
 		   div_u64(ms * 1000, switches ?: 1));
 	KUNIT_EXPECT_EQ(test, fpt_refcnt(test, "flushpol"), core);
-	KUNIT_EXPECT_EQ(test, fpt_refcnt(test, "flushpol_threshold"), thr);
+	KUNIT_EXPECT_EQ(test, fpt_refcnt(test, "flushpol_adaptive"), ada);
 }
 
 struct fpt_input {
@@ -246,6 +246,7 @@ static const struct fpt_input fpt_inputs[] = {
 	{ "policy", "asid\n" },
 	{ "policy", "threshold\n" },
 	{ "policy", " threshold\t\n" },
+	{ "policy", "adaptive\n" },
 	{ "policy", "range\n", -EOPNOTSUPP },
 	{ "policy", "nonstrict\n", -EOPNOTSUPP },
 	{ "policy", "VA\n", -EINVAL },
@@ -304,7 +305,7 @@ static int fpt_writer_fn(void *data)
 static void concurrent_writers_leave_consistent_state(struct kunit *test)
 {
 	int core = fpt_refcnt(test, "flushpol");
-	int thr = fpt_refcnt(test, "flushpol_threshold");
+	int ada = fpt_refcnt(test, "flushpol_adaptive");
 	struct fpt_rig *rig = fpt_life_rig(test, 3);
 	struct fpt_writer w[4] = {};
 	unsigned int i, tried = 0, wrong = 0;
@@ -332,12 +333,13 @@ static void concurrent_writers_leave_consistent_state(struct kunit *test)
 			0);
 	KUNIT_EXPECT_TRUE_MSG(test, !strcmp(buf, "[va] asid threshold adaptive\n") ||
 			      !strcmp(buf, "va [asid] threshold adaptive\n") ||
-			      !strcmp(buf, "va asid [threshold] adaptive\n"),
+			      !strcmp(buf, "va asid [threshold] adaptive\n") ||
+			      !strcmp(buf, "va asid threshold [adaptive]\n"),
 			      "policy reads %s", buf);
-	KUNIT_EXPECT_EQ(test, fpt_refcnt(test, "flushpol_threshold"),
-			thr + !!strstr(buf, "[threshold]"));
+	KUNIT_EXPECT_EQ(test, fpt_refcnt(test, "flushpol_adaptive"),
+			ada + !!strstr(buf, "[adaptive]"));
 	KUNIT_EXPECT_EQ(test, fpt_refcnt(test, "flushpol"),
-			core + !strstr(buf, "[threshold]"));
+			core + !strstr(buf, "[adaptive]"));
 	KUNIT_ASSERT_GT(test, fpt_ctx_read(rig, "threshold", buf, sizeof(buf)),
 			0);
 	KUNIT_EXPECT_TRUE_MSG(test, !strcmp(buf, "1\n") ||

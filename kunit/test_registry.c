@@ -18,7 +18,7 @@
 #define FPT_PARAM	"/sys/module/flushpol/parameters/default_policy"
 #define FPT_THR_PARAM	"/sys/module/flushpol/parameters/default_threshold"
 #define FPT_RIL_PARAM	"/sys/module/flushpol_smmuv3/parameters/force_no_ril"
-#define FPT_THR_REFCNT	"/sys/module/flushpol_threshold/refcnt"
+#define FPT_ADA_REFCNT	"/sys/module/flushpol_adaptive/refcnt"
 
 static void fpt_walk_nop(struct fp_context *ctx, unsigned long iova,
 			 size_t size, size_t granule)
@@ -581,18 +581,18 @@ static int fpt_read_int(struct kunit *test, const char *path)
 	return v;
 }
 
-/* The separately built policy module is pinned like any other. */
-static void context_pins_threshold_module(struct kunit *test)
+/* A policy built as a module of its own is pinned by each context on it. */
+static void context_pins_policy_module(struct kunit *test)
 {
 	struct fpt_rig *rig = fpt_reg_rig(test, 1);
 	struct fpt_rig *rig2 = fpt_reg_rig(test, 2);
-	int refs = fpt_read_int(test, FPT_THR_REFCNT);
+	int refs = fpt_read_int(test, FPT_ADA_REFCNT);
 
-	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "threshold"), 0);
-	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig2->ctx, "threshold"), 0);
-	KUNIT_EXPECT_EQ(test, fpt_read_int(test, FPT_THR_REFCNT), refs + 2);
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "adaptive"), 0);
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig2->ctx, "adaptive"), 0);
+	KUNIT_EXPECT_EQ(test, fpt_read_int(test, FPT_ADA_REFCNT), refs + 2);
 	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "asid"), 0);
-	KUNIT_EXPECT_EQ(test, fpt_read_int(test, FPT_THR_REFCNT), refs + 1);
+	KUNIT_EXPECT_EQ(test, fpt_read_int(test, FPT_ADA_REFCNT), refs + 1);
 }
 
 static void unknown_policy_refused(struct kunit *test)
@@ -759,7 +759,7 @@ static struct kunit_case fpt_registry_test_cases[] = {
 	KUNIT_CASE(unregister_waits_for_calls_in_flight),
 	KUNIT_CASE(switch_waits_for_calls_in_flight),
 	KUNIT_CASE(switch_from_builtin_waits_for_no_other_context),
-	KUNIT_CASE(context_pins_threshold_module),
+	KUNIT_CASE(context_pins_policy_module),
 	KUNIT_CASE(unknown_policy_refused),
 	KUNIT_CASE(default_policy_param_picks_new_contexts),
 	KUNIT_CASE(backend_choice_words_not_registrable),

@@ -94,11 +94,12 @@ static const struct fpt_backend fpt_fake_rig_backend = {
 	.default_policy = "va",
 };
 
-static struct fpt_rig *fpt_fake_rig(struct kunit *test, unsigned int shift)
+static struct fpt_rig *fpt_fake_rig_on(struct kunit *test, unsigned int shift,
+				       const struct fpt_backend *be,
+				       const char *policy)
 {
 	struct fpt_rig_cfg rc = {
-		.fmt = ARM_64_LPAE_S1, .backend = &fpt_fake_rig_backend,
-		.policy = "va",
+		.fmt = ARM_64_LPAE_S1, .backend = be, .policy = policy,
 	};
 	struct fpt_rig *rig = kunit_kzalloc(test, sizeof(*rig), GFP_KERNEL);
 
@@ -106,6 +107,11 @@ static struct fpt_rig *fpt_fake_rig(struct kunit *test, unsigned int shift)
 	fpt_rig_fake_shift = shift;
 	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, rig, &rc, NULL, 1), 0);
 	return rig;
+}
+
+static struct fpt_rig *fpt_fake_rig(struct kunit *test, unsigned int shift)
+{
+	return fpt_fake_rig_on(test, shift, &fpt_fake_rig_backend, "va");
 }
 
 /*
@@ -399,6 +405,27 @@ static void lost_cfgi_recovery_leaves_no_refill(struct kunit *test)
 }
 
 /*
+ * A device on stream @sid detached while the SMMU is wedged: its CFGI_STE
+ * and TLBI_NH_ASID queued, their CMD_SYNC timed out (a loss), and then the
+ * SMMU resumes.
+ */
+static void fpt_detach_sync_times_out(struct kunit *test, struct fpt_rig *rig,
+				      u32 sid)
+{
+	struct fpt_v3_fake *f = fpt_rig_fake;
+	u64 cmd[CMD_DWORDS];
+
+	fpt_detach_busy_stream(test, rig, sid);
+	fpt_v3_fake_set(f, 0);
+	smmuv3_cmd_cfgi_ste(cmd, sid);
+	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
+	smmuv3_cmd_tlbi_nh_asid(cmd, rig->mc.asid);
+	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -ETIMEDOUT);
+	fpt_v3_fake_set(f, 64);
+}
+
+/*
  * A device detached while the SMMU is wedged: the CFGI_STE and the
  * TLBI_NH_ASID are queued, their CMD_SYNC times out, and the SMMU later
  * resumes.  It consumes them in order, but the TLBI is performed before
@@ -412,18 +439,9 @@ static void timed_out_sync_recovered_in_order_leaves_no_refill(struct kunit *tes
 {
 	struct fpt_rig *rig = fpt_fake_rig(test, 6);
 	struct fpt_v3_fake *f = fpt_rig_fake;
-	u64 cmd[CMD_DWORDS];
 	u32 sid = 1;
 
-	fpt_detach_busy_stream(test, rig, sid);
-	fpt_v3_fake_set(f, 0);
-	smmuv3_cmd_cfgi_ste(cmd, sid);
-	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
-	smmuv3_cmd_tlbi_nh_asid(cmd, rig->mc.asid);
-	smmuv3_cmdq_ops.submit(&f->smmu, cmd, 1);
-	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), -ETIMEDOUT);
-
-	fpt_v3_fake_set(f, 64);
+	fpt_detach_sync_times_out(test, rig, sid);
 	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
 	KUNIT_EXPECT_NULL(test, fpt_v3_fake_cached(f, sid));
 	KUNIT_EXPECT_EQ(test, fpm_cached_entries(&rig->mc), 0);
@@ -1249,6 +1267,187 @@ static void unrelated_losses_during_recovery_are_not_its_own(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmdq->recovered, cmdq->nlost);
 }
 
+/*
+ * A strict 4K unmap under va goes to the backend as its one TLBI and its
+ * CMD_SYNC together (smmuv3_cmdq_submit_sync()).  After a lost command (a
+ * CMD_SYNC that timed out while a detached device's CFGI_STE and TLBI
+ * waited), that sync too must not answer before the recovery, in order:
+ * CFGI_ALL completed, then TLBI_NSNH_ALL completed; or the caller frees
+ * what the busy device still refills the TLB for through its cached STE.
+ */
+static void fast_leaf_sync_after_loss_recovers_in_order(struct kunit *test)
+{
+	static const u8 want[] = {
+		CMD_OP_TLBI_NH_VA, CMD_OP_SYNC, CMD_OP_CFGI_ALL, CMD_OP_SYNC,
+		CMD_OP_TLBI_NSNH_ALL, CMD_OP_SYNC,
+	};
+	struct fpt_rig *rig = fpt_fake_rig(test, 6);
+	struct fpt_v3_fake *f = fpt_rig_fake;
+	unsigned int i;
+	u32 sid = 1;
+	u64 start;
+
+	fpt_detach_sync_times_out(test, rig, sid);
+	fp_context_reset_stats(rig->ctx);
+	start = f->smmu.cmdq.prod;
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_4K, false), SZ_4K);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_SYNC_TIMEOUTS),
+			0);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 1);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_SYNCS), 1);
+	KUNIT_ASSERT_EQ(test, f->smmu.cmdq.prod - start, ARRAY_SIZE(want));
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		KUNIT_EXPECT_EQ_MSG(test, fpt_v3_fake_slot(f, start + i) & 0xff,
+				    want[i], "command %u after the unmap's", i);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.recovered, f->smmu.cmdq.nlost);
+	KUNIT_EXPECT_NULL(test, fpt_v3_fake_cached(f, sid));
+	KUNIT_EXPECT_EQ(test, fpm_cached_entries(&rig->mc), 0);
+}
+
+/* Commands of kind @op the fake SMMU has consumed from position @from. */
+static unsigned int fpt_count_op_from(struct fpt_v3_fake *f, u8 op, u64 from)
+{
+	unsigned int n = 0;
+	u64 pos;
+
+	for (pos = from; pos < f->smmu.cmdq.cons; pos++)
+		n += (fpt_v3_fake_slot(f, pos) & 0xff) == op;
+	return n;
+}
+
+/*
+ * A 4K unmap at @iova into the caller's gather, a switch to @policy, then
+ * the sync: one command of kind @want, none of kind @not, from the
+ * position returned.  The unmap itself sends nothing.
+ */
+static u64 fpt_unmap_switch_sync(struct kunit *test, struct fpt_rig *rig,
+				 unsigned long iova, const char *policy,
+				 u8 want, u8 not)
+{
+	struct fpt_v3_fake *f = fpt_rig_fake;
+	struct iommu_iotlb_gather gather;
+	u64 start = f->smmu.cmdq.prod;
+
+	iommu_iotlb_gather_init(&gather);
+	KUNIT_EXPECT_EQ(test, fp_unmap(rig->ctx, rig->ops, iova, SZ_4K,
+				       &gather), SZ_4K);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.prod, start);
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, policy), 0);
+	fp_iotlb_sync(rig->ctx, &gather);
+	KUNIT_EXPECT_EQ(test, fpt_count_op_from(f, want, start), 1);
+	KUNIT_EXPECT_EQ(test, fpt_count_op_from(f, not, start), 0);
+	return start;
+}
+
+/*
+ * A 4K unmap leaves its leaf in the caller's gather, under whatever
+ * policy; the policy read at iotlb_sync invalidates it.  Switched from va
+ * to asid in between: one TLBI_NH_ASID, no by-VA command; from asid back
+ * to va: the one by-VA command and its sync, by the leaf path.
+ */
+static void switch_between_unmap_and_sync_uses_policy_at_sync(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_fake_rig(test, 8);
+	struct fpt_v3_fake *f = fpt_rig_fake;
+	u64 start;
+
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_8K, SZ_4K), 0);
+	fpm_access_range(&rig->mc, FPT_IOVA, SZ_8K);
+
+	fpt_unmap_switch_sync(test, rig, FPT_IOVA, "asid", CMD_OP_TLBI_NH_ASID,
+			      CMD_OP_TLBI_NH_VA);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_ASID), 1);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 0);
+
+	start = fpt_unmap_switch_sync(test, rig, FPT_IOVA + SZ_4K, "va",
+				      CMD_OP_TLBI_NH_VA, CMD_OP_TLBI_NH_ASID);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.prod - start, 2);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 1);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_UNMAPS), 2);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_SYNCS), 2);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
+}
+
+/*
+ * The same unmaps through the same shipped primitives, with and without
+ * the backend's invalidate-and-sync operations: with them, a strict unmap
+ * of one leaf under va, range or threshold is sent by the core's leaf path
+ * and counted with one add; without them, by the policy, counted as ever.
+ * Every statistic reads the same, and the SMMU consumed the same commands.
+ */
+struct fpt_leaf_case {
+	const char *policy;
+	const struct fp_hw_ops *ops;
+};
+
+static void fpt_leaf_workload(struct kunit *test, struct fpt_rig *rig,
+			      u64 *stats)
+{
+	struct iommu_iotlb_gather gather;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_2M, SZ_4K), 0);
+	fp_context_reset_stats(rig->ctx);
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA + i * SZ_4K,
+						SZ_4K, false), SZ_4K);
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA + SZ_32K, SZ_8K, false),
+			SZ_8K);
+	iommu_iotlb_gather_init(&gather);
+	KUNIT_EXPECT_EQ(test, fp_unmap(rig->ctx, rig->ops, FPT_IOVA + SZ_64K,
+				       SZ_4K, &gather), SZ_4K);
+	fp_iotlb_sync(rig->ctx, &gather);
+	/* The rest, with its table: the path with a record. */
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_2M, false), SZ_2M);
+	for (i = 0; i < FP_STAT_NR; i++)
+		stats[i] = fp_context_stat(rig->ctx, i);
+}
+
+static void fast_leaf_stats_equal_policy_path(struct kunit *test)
+{
+	static const struct fpt_leaf_case cases[] = {
+		{ "va", &smmuv3_hw_ops },
+		{ "threshold", &smmuv3_hw_ops },
+		{ "range", &smmuv3_hw_ops_ril },
+		{ "threshold", &smmuv3_hw_ops_ril },
+	};
+	static struct fp_hw_ops slow_ops;
+	struct fpt_backend fast = fpt_fake_rig_backend, slow = fast;
+	u64 fs[FP_STAT_NR], ss[FP_STAT_NR];
+	unsigned long ftlbi, fsyncs;
+	struct fpt_rig *rig;
+	unsigned int c, i;
+
+	for (c = 0; c < ARRAY_SIZE(cases); c++) {
+		fast.ops = cases[c].ops;
+		slow_ops = *cases[c].ops;
+		slow_ops.inv_va_sync = NULL;
+		slow_ops.inv_range_sync = NULL;
+		slow.ops = &slow_ops;
+
+		rig = fpt_fake_rig_on(test, 8, &fast, cases[c].policy);
+		fpt_leaf_workload(test, rig, fs);
+		ftlbi = fpt_rig_fake->tlbi;
+		fsyncs = fpt_rig_fake->syncs;
+		fpt_rig_release(rig);
+
+		rig = fpt_fake_rig_on(test, 8, &slow, cases[c].policy);
+		fpt_leaf_workload(test, rig, ss);
+		KUNIT_EXPECT_EQ(test, fpt_rig_fake->tlbi, ftlbi);
+		KUNIT_EXPECT_EQ(test, fpt_rig_fake->syncs, fsyncs);
+		fpt_rig_release(rig);
+
+		for (i = 0; i < FP_STAT_NR; i++)
+			KUNIT_EXPECT_EQ_MSG(test, fs[i], ss[i],
+					    "%s, RIL %d: statistic %u",
+					    cases[c].policy,
+					    !!cases[c].ops->inv_range, i);
+		KUNIT_EXPECT_EQ(test, fs[FP_STAT_UNMAPS], 11);
+		KUNIT_EXPECT_GE(test, fs[FP_STAT_SYNCS], 10);
+	}
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -1262,6 +1461,9 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(threads_share_queue_each_sync_completes_own),
 	KUNIT_CASE(lost_cfgi_recovery_leaves_no_refill),
 	KUNIT_CASE(timed_out_sync_recovered_in_order_leaves_no_refill),
+	KUNIT_CASE(fast_leaf_sync_after_loss_recovers_in_order),
+	KUNIT_CASE(switch_between_unmap_and_sync_uses_policy_at_sync),
+	KUNIT_CASE(fast_leaf_stats_equal_policy_path),
 	KUNIT_CASE(recovery_after_slow_sync_has_its_own_bound),
 	KUNIT_CASE(force_sync_after_bounds_commands_between_syncs),
 	KUNIT_CASE(smp_producers_lagging_consumer_see_what_was_written),

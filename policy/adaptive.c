@@ -140,6 +140,7 @@ static struct fp_policy fp_policy_adaptive = {
 	.owner		= THIS_MODULE,
 	.flush_walk	= fp_ada_flush_walk,
 	.flush_gather	= fp_ada_flush_gather,
+	.reads_estimate	= true,
 };
 
 static int __init fp_adaptive_init(void)

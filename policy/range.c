@@ -14,8 +14,7 @@ static bool fp_range_usable(const struct fp_context *ctx)
 static void fp_range_flush_walk(struct fp_context *ctx, unsigned long iova,
 				size_t size, size_t granule)
 {
-	fp_inv_range(ctx, iova, size, granule, false);
-	fp_sync(ctx);
+	fp_inv_range_sync(ctx, iova, size, granule, false);
 }
 
 static void fp_range_flush_gather(struct fp_context *ctx,
@@ -23,15 +22,16 @@ static void fp_range_flush_gather(struct fp_context *ctx,
 {
 	if (!fp_gather_pages(gather) || fp_gather_covered(ctx, gather))
 		return;
-	fp_inv_range(ctx, gather->start, gather->end - gather->start + 1,
-		     gather->pgsize, true);
-	fp_sync(ctx);
+	fp_inv_range_sync(ctx, gather->start, gather->end - gather->start + 1,
+			  gather->pgsize, true);
 }
 
+/* One leaf: one range command and a sync, which the core may send. */
 struct fp_policy fp_policy_range = {
 	.name		= "range",
 	.owner		= THIS_MODULE,
 	.usable		= fp_range_usable,
 	.flush_walk	= fp_range_flush_walk,
 	.flush_gather	= fp_range_flush_gather,
+	.one_leaf	= FP_ONE_LEAF_PRECISE,
 };

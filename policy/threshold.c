@@ -5,23 +5,18 @@
  * hardware team recommends).  Below N it uses range commands where the
  * backend has them, by-VA commands otherwise.
  *
- * Built as a module of its own, flushpol_threshold, registering through the
- * exported API like any out-of-tree policy would.
+ * Built into the core, as the default of most backends: its calls, like
+ * every built-in policy's, are not pinned (core/dispatch.c).
  */
-#define pr_fmt(fmt) "flushpol_threshold: " fmt
-
-#include <linux/module.h>
-
-#include "../include/flushpol.h"
+#include "../core/fp_core.h"
 
 static void fp_threshold_precise(struct fp_context *ctx, unsigned long iova,
 				 size_t size, size_t granule, bool leaf)
 {
 	if (fp_context_has_range(ctx))
-		fp_inv_range(ctx, iova, size, granule, leaf);
+		fp_inv_range_sync(ctx, iova, size, granule, leaf);
 	else
-		fp_inv_va(ctx, iova, size, granule, leaf);
-	fp_sync(ctx);
+		fp_inv_va_sync(ctx, iova, size, granule, leaf);
 }
 
 static void fp_threshold_flush_walk(struct fp_context *ctx, unsigned long iova,
@@ -48,29 +43,14 @@ static void fp_threshold_flush_gather(struct fp_context *ctx,
 				     gather->pgsize, true);
 }
 
-static struct fp_policy fp_policy_threshold = {
+/*
+ * One leaf is never above a threshold (at least 1): one precise command
+ * and a sync, which the core may send.
+ */
+struct fp_policy fp_policy_threshold = {
 	.name		= "threshold",
 	.owner		= THIS_MODULE,
 	.flush_walk	= fp_threshold_flush_walk,
 	.flush_gather	= fp_threshold_flush_gather,
+	.one_leaf	= FP_ONE_LEAF_PRECISE,
 };
-
-static int __init fp_threshold_init(void)
-{
-	return fp_policy_register(&fp_policy_threshold);
-}
-
-static void __exit fp_threshold_exit(void)
-{
-	/* Cannot fail: every context using the policy pins this module. */
-	WARN_ON(fp_policy_unregister(&fp_policy_threshold));
-}
-
-module_init(fp_threshold_init);
-module_exit(fp_threshold_exit);
-
-MODULE_DESCRIPTION("flushpol policy: by-VA or range below a threshold, whole context above");
-MODULE_AUTHOR("flushpol developers");
-MODULE_VERSION(FP_VERSION);
-MODULE_LICENSE("GPL");
-MODULE_FP_POLICY("threshold");

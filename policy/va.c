@@ -13,23 +13,29 @@
 static void fp_va_flush_walk(struct fp_context *ctx, unsigned long iova,
 			     size_t size, size_t granule)
 {
-	fp_inv_va(ctx, iova, size, granule, false);
-	fp_sync(ctx);
+	fp_inv_va_sync(ctx, iova, size, granule, false);
 }
 
 static void fp_va_flush_gather(struct fp_context *ctx,
 			       const struct iommu_iotlb_gather *gather)
 {
-	if (fp_gather_pages(gather))
-		fp_inv_va(ctx, gather->start, gather->end - gather->start + 1,
-			  gather->pgsize, true);
-	if (!fp_gather_early(gather))
-		fp_sync(ctx);
+	size_t size = gather->end - gather->start + 1;
+
+	if (!fp_gather_pages(gather)) {
+		if (!fp_gather_early(gather))
+			fp_sync(ctx);
+	} else if (fp_gather_early(gather)) {
+		fp_inv_va(ctx, gather->start, size, gather->pgsize, true);
+	} else {
+		fp_inv_va_sync(ctx, gather->start, size, gather->pgsize, true);
+	}
 }
 
+/* One leaf: one by-VA command and a sync, which the core may send. */
 struct fp_policy fp_policy_va = {
 	.name		= "va",
 	.owner		= THIS_MODULE,
 	.flush_walk	= fp_va_flush_walk,
 	.flush_gather	= fp_va_flush_gather,
+	.one_leaf	= FP_ONE_LEAF_VA,
 };

@@ -313,7 +313,7 @@ rm -rf "$out"
 mkdir -p "$out/root"
 # Which kernel ran: its .config says what the figures were measured in.
 echo "$kernel" > "$out/kernel.txt"
-modules=(flushpol flushpol_threshold flushpol_adaptive flushpol_smmuv3 flushpol_smmuv2
+modules=(flushpol flushpol_adaptive flushpol_smmuv3 flushpol_smmuv2
 	 flushpol_qcom flushpol_kunit)
 if [ -n "$intree" ]; then
 	# Built with the kernel; the rest of flushpol is in it.

@@ -41,8 +41,6 @@ struct smmuv2_device *qcom_smmuv2_device_create(const struct smmuv2_device_cfg *
 }
 EXPORT_SYMBOL_GPL(qcom_smmuv2_device_create);
 
-/* The threshold policy is a module of its own: have it there first. */
-MODULE_SOFTDEP("pre: flushpol_threshold");
 MODULE_DESCRIPTION("flushpol backend: Qualcomm SMMUv2 defaults (threshold 128, sync timeout dump)");
 MODULE_AUTHOR("flushpol developers");
 MODULE_VERSION(FP_VERSION);

@@ -483,20 +483,25 @@ void smmuv3_cmdq_submit(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 }
 
 /*
- * @cmd (if any) and a CMD_SYNC, published and waited for.  Whichever
- * fails, queueing or waiting, the failure is counted as a loss.
+ * @n commands (none, or one in a recovery) and a CMD_SYNC, written in one
+ * hold of @lock, published and waited for.  The first failure, queueing
+ * or waiting, ends it and is counted as a loss: a command that cannot be
+ * queued is dropped, and neither the rest nor the CMD_SYNC is written.
  */
-static int cmdq_issue_sync(struct smmuv3_cmdq *cmdq, const u64 *cmd,
-			   struct smmuv3_cmdq_budget *b)
+static int cmdq_issue_sync(struct smmuv3_cmdq *cmdq, const u64 *cmds,
+			   unsigned int n, struct smmuv3_cmdq_budget *b)
 {
 	u64 sync[CMD_DWORDS], pos;
+	const u64 *cmd = sync;
 	unsigned long flags;
 	int ret = 0;
 
 	smmuv3_cmd_sync(sync);
 	raw_spin_lock_irqsave(&cmdq->lock, flags);
-	if (cmd)
+	for (; n && !ret; n--, cmds += CMD_DWORDS) {
+		cmd = cmds;
 		ret = cmdq_put(cmdq, cmd, &flags, b, &pos);
+	}
 	if (!ret) {
 		cmd = sync;
 		ret = cmdq_put(cmdq, sync, &flags, b, &pos);
@@ -543,10 +548,10 @@ static int cmdq_recover(struct smmuv3_cmdq *cmdq,
 		/* Counted before our commands are written. */
 		smp_mb();
 		smmuv3_cmd_cfgi_all(cmd);
-		ret = cmdq_issue_sync(cmdq, cmd, b);
+		ret = cmdq_issue_sync(cmdq, cmd, 1, b);
 		if (!ret) {
 			smmuv3_cmd_tlbi_nsnh_all(cmd);
-			ret = cmdq_issue_sync(cmdq, cmd, b);
+			ret = cmdq_issue_sync(cmdq, cmd, 1, b);
 		}
 		if (ret)
 			return ret;
@@ -559,6 +564,50 @@ static int cmdq_recover(struct smmuv3_cmdq *cmdq,
 		return 0;
 	}
 	return -EIO;
+}
+
+/**
+ * smmuv3_cmdq_submit_sync() - append commands and complete them, with
+ *	every command written before, on any CPU
+ * @cmdq: the queue
+ * @cmds: @n commands of CMD_DWORDS each
+ * @n: how many (0: a sync alone)
+ *
+ * smmuv3_cmdq_submit() then smmuv3_cmdq_sync(), with the commands and
+ * their CMD_SYNC written in one hold of the queue's lock, and one bound
+ * for both: the same commands in the same order, the same loss
+ * accounting and the same recovery before it answers.  A command that
+ * cannot be queued within the bound is counted lost and fails the call
+ * with what is left unwritten: on an SMMU that did not move for the
+ * whole bound the CMD_SYNC after it would fail at once anyway; on one
+ * that moved too slowly for it, this fails where a sync with a bound of
+ * its own might still have completed (and recovered) late.
+ *
+ * Return: as smmuv3_cmdq_sync().
+ */
+int smmuv3_cmdq_submit_sync(struct smmuv3_cmdq *cmdq, const u64 *cmds,
+			    unsigned int n)
+{
+	struct smmuv3_cmdq_budget b = {};
+	int ret;
+
+	ret = cmdq_issue_sync(cmdq, cmds, n, &b);
+	if (ret)
+		return ret;
+	/* CMDQ_CONS was read with readl(): the count is at least as new. */
+	if (likely(READ_ONCE(cmdq->nlost) == READ_ONCE(cmdq->recovered)))
+		return 0;
+	dev_warn_ratelimited(cmdq->dev,
+			     "%llu commands lost or syncs failed so far: invalidating everything before answering\n",
+			     READ_ONCE(cmdq->nlost));
+	/*
+	 * A bound of its own: a sync that completed late in its bound (a
+	 * slow SMMU, just when other CPUs' syncs timed out) would otherwise
+	 * find the SMMU "wedged" at the recovery's first wait and fail a
+	 * caller whose commands did complete.
+	 */
+	b = (struct smmuv3_cmdq_budget){};
+	return cmdq_recover(cmdq, &b);
 }
 
 /**
@@ -581,27 +630,7 @@ static int cmdq_recover(struct smmuv3_cmdq *cmdq,
  */
 int smmuv3_cmdq_sync(struct smmuv3_cmdq *cmdq)
 {
-	struct smmuv3_cmdq_budget b = {};
-	int ret;
-
-	ret = cmdq_issue_sync(cmdq, NULL, &b);
-	if (ret)
-		return ret;
-	/* CMDQ_CONS was read with readl(): the count is at least as new. */
-	if (likely(READ_ONCE(cmdq->nlost) == READ_ONCE(cmdq->recovered)))
-		return 0;
-	dev_warn_ratelimited(cmdq->dev,
-			     "%llu commands lost or syncs failed so far: invalidating everything before answering\n",
-			     READ_ONCE(cmdq->nlost));
-	/*
-	 * A bound of its own: a sync that completed after CMDQ_CONS stood
-	 * still for most of a bound (a stalled SMMU, just when other CPUs'
-	 * syncs timed out) would otherwise find the SMMU "wedged" at the
-	 * recovery's first wait and fail a caller whose commands did
-	 * complete.
-	 */
-	b = (struct smmuv3_cmdq_budget){};
-	return cmdq_recover(cmdq, &b);
+	return smmuv3_cmdq_submit_sync(cmdq, NULL, 0);
 }
 
 static void smmuv3_cmdq_ops_submit(void *priv, const u64 *cmds,
@@ -619,10 +648,19 @@ static int smmuv3_cmdq_ops_sync(void *priv)
 	return smmuv3_cmdq_sync(&smmu->cmdq);
 }
 
+static int smmuv3_cmdq_ops_submit_sync(void *priv, const u64 *cmds,
+				       unsigned int n)
+{
+	struct smmuv3_device *smmu = priv;
+
+	return smmuv3_cmdq_submit_sync(&smmu->cmdq, cmds, n);
+}
+
 /* The queue of an SMMU, for &smmuv3_flush.cmdq; its priv is the SMMU. */
 const struct smmuv3_cmdq_ops smmuv3_cmdq_ops = {
-	.submit	= smmuv3_cmdq_ops_submit,
-	.sync	= smmuv3_cmdq_ops_sync,
+	.submit		= smmuv3_cmdq_ops_submit,
+	.sync		= smmuv3_cmdq_ops_sync,
+	.submit_sync	= smmuv3_cmdq_ops_submit_sync,
 };
 
 /* Issue @n commands and a CMD_SYNC: configuration changes, reset. */

@@ -109,6 +109,8 @@ void smmuv3_cmdq_init_ring(struct smmuv3_cmdq *cmdq, struct device *dev,
 void smmuv3_cmdq_submit(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 			unsigned int n);
 int smmuv3_cmdq_sync(struct smmuv3_cmdq *cmdq);
+int smmuv3_cmdq_submit_sync(struct smmuv3_cmdq *cmdq, const u64 *cmds,
+			    unsigned int n);
 irqreturn_t smmuv3_gerror_irq(int irq, void *dev);
 
 #endif /* _FP_SMMUV3_CMDQ_H */

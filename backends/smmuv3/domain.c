@@ -42,13 +42,6 @@ module_param_cb(force_no_ril, &smmuv3_force_no_ril_ops, &force_no_ril, 0644);
 MODULE_PARM_DESC(force_no_ril,
 		 "Ignore IDR3.RIL in domains created from now on: invalidate by single address, as SMMUv3.0-3.1 must");
 
-/*
- * A new context never loads a policy module (it may be created from an
- * async probe): have modprobe load the default policy of SMMUs without
- * RIL first.  Without it, such contexts start on va, with a message.
- */
-MODULE_SOFTDEP("pre: flushpol_threshold");
-
 /* The backend's choice of policy for a lazy context. */
 #define SMMUV3_LAZY_POLICY	"nonstrict"
 

@@ -413,4 +413,3 @@ MODULE_DESCRIPTION("flushpol SMMUv3 backend: an IOMMU driver whose invalidation 
 MODULE_AUTHOR("flushpol developers");
 MODULE_VERSION(FP_VERSION);
 MODULE_LICENSE("GPL");
-MODULE_SOFTDEP("pre: flushpol_threshold");

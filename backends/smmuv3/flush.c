@@ -2,13 +2,19 @@
 /*
  * The flushpol primitives for SMMUv3: commands go into the queue without
  * waiting, and a sync publishes them all with one CMD_SYNC, however many
- * there were.
+ * there were.  An invalidation followed by its sync hands its last batch
+ * and the CMD_SYNC to the queue together.
  */
 #include "smmuv3.h"
 
 /* Commands are built on the stack in batches of this many. */
 #define SMMUV3_BATCH	32
 
+/*
+ * Only the first @n commands are ever read: the rest is left as the stack
+ * had it, not zeroed per flush (512 bytes, for the one command of a 4K
+ * unmap).
+ */
 struct smmuv3_batch {
 	u64 cmds[SMMUV3_BATCH * CMD_DWORDS];
 	unsigned int n;
@@ -28,50 +34,92 @@ static u64 *smmuv3_batch_slot(struct smmuv3_flush *f, struct smmuv3_batch *b)
 	return &b->cmds[b->n++ * CMD_DWORDS];
 }
 
-static void smmuv3_batch_submit(struct smmuv3_flush *f, struct smmuv3_batch *b)
+/*
+ * The last batch, and with @sync the CMD_SYNC that completes it and every
+ * command before it: in one queue operation where the queue has one.
+ */
+static int smmuv3_batch_end(struct smmuv3_flush *f, struct smmuv3_batch *b,
+			    bool sync)
 {
+	if (!sync) {
+		if (b->n)
+			f->cmdq->submit(f->q, b->cmds, b->n);
+		return 0;
+	}
+	if (f->cmdq->submit_sync)
+		return f->cmdq->submit_sync(f->q, b->cmds, b->n);
 	if (b->n)
 		f->cmdq->submit(f->q, b->cmds, b->n);
+	return f->cmdq->sync(f->q);
+}
+
+static int smmuv3_va(struct fp_context *ctx, unsigned long iova, size_t size,
+		     size_t granule, bool leaf, bool sync)
+{
+	struct smmuv3_flush *f = to_flush(ctx);
+	struct smmuv3_batch b __uninitialized;
+	unsigned long end = iova + size;
+
+	b.n = 0;
+	for (; iova < end; iova += granule)
+		smmuv3_cmd_tlbi_nh_va(smmuv3_batch_slot(f, &b), f->asid, iova,
+				      leaf);
+	return smmuv3_batch_end(f, &b, sync);
+}
+
+static int smmuv3_range(struct fp_context *ctx, unsigned long iova,
+			size_t size, bool leaf, bool sync, unsigned int *n)
+{
+	struct smmuv3_flush *f = to_flush(ctx);
+	struct smmuv3_batch b __uninitialized;
+	struct smmuv3_range_iter it;
+	struct smmuv3_range r;
+
+	/*
+	 * TTL=0: the level of the entries is not known.  The granule is the
+	 * size of what was unmapped, not of what the TLB may hold: unmapping
+	 * 4K out of a 2M block gathers a 4K leaf while the TLB holds the 2M
+	 * block entry, and a command with TTL=3 need not remove that
+	 * (IHI 0070, "Address-based invalidations").
+	 */
+	b.n = 0;
+	*n = 0;
+	smmuv3_range_start(&it, iova, size, f->tg);
+	while (smmuv3_range_next(&it, &r)) {
+		smmuv3_cmd_tlbi_nh_va_range(smmuv3_batch_slot(f, &b), f->asid,
+					    &r, f->tg, 0, leaf);
+		(*n)++;
+	}
+	return smmuv3_batch_end(f, &b, sync);
 }
 
 static void smmuv3_inv_va(struct fp_context *ctx, unsigned long iova,
 			  size_t size, size_t granule, bool leaf)
 {
-	struct smmuv3_flush *f = to_flush(ctx);
-	unsigned long end = iova + size;
-	struct smmuv3_batch b = {};
+	smmuv3_va(ctx, iova, size, granule, leaf, false);
+}
 
-	for (; iova < end; iova += granule)
-		smmuv3_cmd_tlbi_nh_va(smmuv3_batch_slot(f, &b), f->asid, iova,
-				      leaf);
-	smmuv3_batch_submit(f, &b);
+static int smmuv3_inv_va_sync(struct fp_context *ctx, unsigned long iova,
+			      size_t size, size_t granule, bool leaf)
+{
+	return smmuv3_va(ctx, iova, size, granule, leaf, true);
 }
 
 static unsigned int smmuv3_inv_range(struct fp_context *ctx,
 				     unsigned long iova, size_t size,
 				     size_t granule, bool leaf)
 {
-	struct smmuv3_flush *f = to_flush(ctx);
-	struct smmuv3_range_iter it;
-	struct smmuv3_batch b = {};
-	struct smmuv3_range r;
-	unsigned int n = 0;
+	unsigned int n;
 
-	/*
-	 * TTL=0: the level of the entries is not known.  @granule is the
-	 * size of what was unmapped, not of what the TLB may hold: unmapping
-	 * 4K out of a 2M block gathers a 4K leaf while the TLB holds the 2M
-	 * block entry, and a command with TTL=3 need not remove that
-	 * (IHI 0070, "Address-based invalidations").
-	 */
-	smmuv3_range_start(&it, iova, size, f->tg);
-	while (smmuv3_range_next(&it, &r)) {
-		smmuv3_cmd_tlbi_nh_va_range(smmuv3_batch_slot(f, &b), f->asid,
-					    &r, f->tg, 0, leaf);
-		n++;
-	}
-	smmuv3_batch_submit(f, &b);
+	smmuv3_range(ctx, iova, size, leaf, false, &n);
 	return n;
+}
+
+static int smmuv3_inv_range_sync(struct fp_context *ctx, unsigned long iova,
+				 size_t size, size_t granule, bool leaf,
+				 unsigned int *n)
+{
+	return smmuv3_range(ctx, iova, size, leaf, true, n);
 }
 
 static void smmuv3_inv_context(struct fp_context *ctx)
@@ -105,6 +153,7 @@ const struct fp_hw_ops smmuv3_hw_ops = {
 	.inv_context	= smmuv3_inv_context,
 	.inv_all	= smmuv3_inv_all,
 	.sync		= smmuv3_sync,
+	.inv_va_sync	= smmuv3_inv_va_sync,
 };
 EXPORT_SYMBOL_GPL(smmuv3_hw_ops);
 
@@ -114,5 +163,7 @@ const struct fp_hw_ops smmuv3_hw_ops_ril = {
 	.inv_context	= smmuv3_inv_context,
 	.inv_all	= smmuv3_inv_all,
 	.sync		= smmuv3_sync,
+	.inv_va_sync	= smmuv3_inv_va_sync,
+	.inv_range_sync	= smmuv3_inv_range_sync,
 };
 EXPORT_SYMBOL_GPL(smmuv3_hw_ops_ril);

@@ -239,12 +239,19 @@ void smmuv3_cmd_sync(u64 *cmd);
  *	CMD_SYNC, and wait for it.  Returns 0; -ETIMEDOUT if the SMMU did not
  *	get there in time; -EIO if a command before it was lost (refused by
  *	the SMMU, or dropped from a full queue) and nothing made up for it.
+ * @submit_sync: optional; @submit then @sync as one operation, the
+ *	commands and their CMD_SYNC written together (cmdq.c: in one hold
+ *	of its lock).  Returns as @sync.
  *
  * The driver's queue (cmdq.c), in the shipped module and in the tests.
+ * @submit_sync is the seam for a queue that reserves its slots without a
+ * lock: the commands and the CMD_SYNC that completes them are one
+ * reservation.
  */
 struct smmuv3_cmdq_ops {
 	void (*submit)(void *q, const u64 *cmds, unsigned int n);
 	int (*sync)(void *q);
+	int (*submit_sync)(void *q, const u64 *cmds, unsigned int n);
 };
 
 /**

@@ -6,7 +6,7 @@
  * context's owner) and the core must all be refused.  Its hardware is
  * nothing: no page table is ever built on the context.
  *
- * Parameters: policy= (default "threshold") at load; writing 0 to hold
+ * Parameters: policy= (default "adaptive") at load; writing 0 to hold
  * destroys the context.  It is only ever created at load: creating it from
  * a parameter write would take flushpol's parameter lock (for its
  * default_policy) inside ours, two locks of one lockdep class.
@@ -16,9 +16,9 @@
 
 #include "../../include/flushpol.h"
 
-static char *policy = "threshold";
+static char *policy = "adaptive";
 module_param(policy, charp, 0444);
-MODULE_PARM_DESC(policy, "Policy of the held context (default: threshold)");
+MODULE_PARM_DESC(policy, "Policy of the held context (default: adaptive)");
 
 /* Set by module_init, cleared under our parameter lock (hold=0). */
 static struct fp_context *holder_ctx;

@@ -143,7 +143,7 @@ static void expect(int cond, const char *what, int got)
 
 #define FP_MODS	3
 static const char *const mods[FP_MODS] = {
-	"flushpol", "flushpol_threshold", "flushpol_smmuv3",
+	"flushpol", "flushpol_adaptive", "flushpol_smmuv3",
 };
 
 static const int perms[6][FP_MODS] = {
@@ -286,7 +286,7 @@ static void refused_while_used(const char *name)
 }
 
 /*
- * flushpol_holder keeps a context on the threshold policy: neither the
+ * flushpol_holder keeps a context on the adaptive policy: neither the
  * policy module, the backend that owns the context, nor the core may go
  * until the context stops using them.
  */
@@ -296,30 +296,30 @@ static void pinned_while_used(void)
 	int ret;
 
 	expect(!load_with("flushpol", ""), "load flushpol", 0);
-	expect(!load_with("flushpol_threshold", ""), "load threshold", 0);
+	expect(!load_with("flushpol_adaptive", ""), "load adaptive", 0);
 	expect(!load_with("flushpol_holder", ""), "load holder", 0);
 	read_str(HOLDER_CTX "/policy", buf, sizeof(buf));
-	expect(!strcmp(buf, "va asid [threshold]\n"), "holder policy", 0);
+	expect(!strcmp(buf, "va asid threshold [adaptive]\n"), "holder policy", 0);
 
-	refused_while_used("flushpol_threshold");
+	refused_while_used("flushpol_adaptive");
 	refused_while_used("flushpol_holder");
 	refused_while_used("flushpol");
 
 	/* Off the policy, its module may go; and cannot come back unloaded. */
 	expect(!write_str(HOLDER_CTX "/policy", "va\n"), "policy va", 0);
-	expect(!unload("flushpol_threshold"), "unload unused threshold", 0);
-	ret = write_str(HOLDER_CTX "/policy", "threshold\n");
+	expect(!unload("flushpol_adaptive"), "unload unused adaptive", 0);
+	ret = write_str(HOLDER_CTX "/policy", "adaptive\n");
 	expect(ret == -EINVAL, "switch to an unloaded policy", ret);
-	expect(!load_with("flushpol_threshold", ""), "reload threshold", 0);
-	expect(!write_str(HOLDER_CTX "/policy", "threshold\n"),
-	       "policy threshold", 0);
-	refused_while_used("flushpol_threshold");
+	expect(!load_with("flushpol_adaptive", ""), "reload adaptive", 0);
+	expect(!write_str(HOLDER_CTX "/policy", "adaptive\n"),
+	       "policy adaptive", 0);
+	refused_while_used("flushpol_adaptive");
 
 	/* The context goes: everything may. */
 	expect(!write_str(HOLDER_HOLD, "0\n"), "drop the context", 0);
 	expect(!exists(HOLDER_CTX "/policy"), "context still in sysfs", 0);
 	expect(!unload("flushpol_holder"), "unload holder", 0);
-	expect(!unload("flushpol_threshold"), "unload threshold", 0);
+	expect(!unload("flushpol_adaptive"), "unload adaptive", 0);
 	expect(!unload("flushpol"), "unload flushpol", 0);
 }
 

@@ -10,8 +10,7 @@ fail() { echo "smoke: FAIL: $*"; exit 1; }
 
 # modprobe resolves names through the host-made modules.dep.
 modprobe flushpol
-modprobe flushpol_threshold
-for m in flushpol flushpol_threshold; do
+for m in flushpol; do
 	grep -q "^$m " /proc/modules || fail "$m not in /proc/modules"
 done
 p=$(cat /sys/kernel/flushpol/policies)
