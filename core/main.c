@@ -28,10 +28,22 @@
 int fp_param_refuse(const struct kernel_param *kp, const char *val,
 		    const char *fallback)
 {
-	if (kp->mod && kp->mod->state == MODULE_STATE_LIVE)
+	/*
+	 * A module's parameters are set at its load, then at run time once
+	 * it is live; built into the kernel (no kp->mod, and kp->name has
+	 * the "flushpol." prefix), at boot, then at run time.
+	 */
+	bool running = kp->mod ? kp->mod->state == MODULE_STATE_LIVE :
+				 system_state == SYSTEM_RUNNING;
+
+	if (running)
 		return -EINVAL;
-	pr_warn("%s.%s=%.40s is not valid: ignored, it stays %s\n",
-		kp->mod ? kp->mod->name : "?", kp->name, val ?: "", fallback);
+	if (kp->mod)
+		pr_warn("%s.%s=%.40s is not valid: ignored, it stays %s\n",
+			kp->mod->name, kp->name, val ?: "", fallback);
+	else
+		pr_warn("%s=%.40s is not valid: ignored, it stays %s\n",
+			kp->name, val ?: "", fallback);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(fp_param_refuse);

@@ -408,8 +408,9 @@ static struct fp_context *fpt_v2_create(struct fpt_rig *rig,
 		 */
 		rig->cfg.ias = 40;
 	}
-	snprintf(rig->name, sizeof(rig->name), "%s-%s%u", fake->smmu->name,
-		 stage2 ? "vmid" : "asid", id);
+	if (snprintf(rig->name, sizeof(rig->name), "%s-%s%u", fake->smmu->name,
+		     stage2 ? "vmid" : "asid", id) >= sizeof(rig->name))
+		return ERR_PTR(-ENAMETOOLONG);
 	return smmuv2_context_create(fake->smmu, &cfg, &rig->cfg);
 }
 
