@@ -14,6 +14,11 @@
 #   kunit-arm64 the same suites in an arm64 SMP kernel on QEMU -smp 4
 #               (MTTCG), threads truly in parallel (the kernel is built
 #               once and cached: about an hour of CPU on two cores)
+#   intree      the suites again in the UML kernel with flushpol built
+#               into its tree (scripts/intree.sh, intree-kernel.sh)
+#   arm-smmu    the arm64 kernel with the arm-smmu series
+#               (integration/arm-smmu/) and flushpol built in:
+#               flushpol_arm_smmu, arm-smmu's own paths on the fake SMMUv2
 #   dkms        kernels dkms must skip, and why (each kernel below is
 #               built once, through the package, as users get it)
 #   deb         make deb, lintian, apt install of the .deb: dkms builds it
@@ -77,6 +82,8 @@ stage lint scripts/lint.sh
 stage kunit scripts/kunit.sh
 stage docs eval 'scripts/docs-check.sh && scripts/docs-table.sh --check'
 stage kunit-arm64 scripts/kunit.sh --arch arm64
+stage intree scripts/kunit.sh --intree
+stage arm-smmu scripts/kunit.sh --arch arm64 --intree --only flushpol_arm_smmu
 stage dkms scripts/dkms-check.sh --skips-only
 stage deb scripts/deb-check.sh
 kpass 6.12 amd64 "DKMS (apt install of the .deb)"

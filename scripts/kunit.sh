@@ -55,7 +55,8 @@
 #                                    checks; on arm64 with the arm-smmu
 #                                    series and arm-smmu(-qcom) built in,
 #                                    and flushpol_arm_smmu, arm-smmu's own
-#                                    paths on the fake SMMUv2
+#                                    paths on the fake SMMUv2; --only S
+#                                    after it: suite S alone
 #   kunit.sh --bench                 the dispatch benchmark alone
 #                                    (flushpol_bench_dispatch), for make
 #                                    bench's UML kernel without debug
@@ -260,6 +261,12 @@ if [ "${1:-}" = --intree ]; then
 	# On arm64 the kernel carries the arm-smmu series: arm-smmu's own
 	# paths have a suite of their own.
 	[ "$arch" = um ] || suites+=(flushpol_arm_smmu)
+	shift
+	# --only SUITE: that suite alone (make check: arm-smmu's on arm64).
+	if [ "${1:-}" = --only ]; then
+		suites=("$2")
+		cmdline+=("kunit.filter_glob=$2")
+	fi
 fi
 
 # More of the kernel command line, from the caller (make bench:
