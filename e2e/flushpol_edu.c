@@ -17,6 +17,11 @@
  *   blocks SIZE       the same with 2M blocks, 4K pages for the rest
  *   split SIZE        map a 2M block to A, DMA, unmap its last SIZE (the
  *                     block is split), map that to B as 4K pages, DMA
+ *   hole SIZE         map SIZE to A, leave SIZE unmapped, map SIZE more
+ *                     (2M blocks if SIZE is a multiple of 2M, else 4K
+ *                     pages), DMA, unmap all three with one iommu_unmap():
+ *                     it stops at the hole; what it cleared must fault,
+ *                     what lies past the hole must still read A
  *   stress N          N rounds of check 2M, for policy switches under load
  *   bench SIZE REPS   time REPS unmaps of SIZE of 4K pages (no DMA)
  *   phases SIZE REPS  the same, iommu_unmap_fast() and iommu_iotlb_sync()
@@ -323,6 +328,84 @@ out:
 	return ret;
 }
 
+/*
+ * An unmap over a hole: [0, @size) and [2 * @size, 3 * @size) map A, the
+ * @size between them nothing.  iommu_unmap() of all three stops at the
+ * hole and returns @size; the pages it cleared must be invalidated by
+ * then (a sample there reading A is stale), and the ones past the hole,
+ * never reached, must still read A.  With 2M blocks the unmap_pages call
+ * spans the hole, so it is the driver's gather, not only the core's, that
+ * must reach the policy for the cleared block.  io-pgtable-arm warns at
+ * the hole (each time the unmap meets it): the "fp-expect-warn:" lines
+ * bracket the warnings run-guest.sh is to expect.
+ */
+static int edu_hole(struct edu *edu, size_t size)
+{
+	struct fp_context *ctx = edu->ctx;
+	u64 cmds = edu_cmds(ctx), syncs = fp_context_stat(ctx, FP_STAT_SYNCS);
+	bool blocks = IS_ALIGNED(size, SZ_2M);
+	struct edu_sample *s = edu->samples;
+	int i, n, ret, stale = 0, faults = 0;
+	const u8 *seen;
+	size_t cleared;
+
+	n = edu_samples(size, s);
+	for (i = 0; i < n; i++)
+		s[n + i] = (struct edu_sample){ .off = s[i].off + 2 * size,
+						.where = s[i].where };
+	ret = edu_map_all(edu, 0, size, edu->a, blocks);
+	if (ret)
+		return ret;
+	ret = edu_map_all(edu, 2 * size, size, edu->a, blocks);
+	if (ret)
+		goto out_first;
+	seen = edu_read(edu, s, 2 * n, &ret);
+	for (i = 0; i < 2 * n && !ret; i++)
+		if (!edu_saw_only(seen, i, 0xaa))
+			ret = -EIO;
+	if (ret) {
+		iommu_unmap(edu->dom, IOVA_TEST + 2 * size, size);
+		goto out_first;
+	}
+
+	pr_info("fp-expect-warn: begin __arm_lpae_unmap\n");
+	cleared = iommu_unmap(edu->dom, IOVA_TEST, 3 * size);
+	pr_info("fp-expect-warn: end\n");
+	if (cleared != size) {
+		pr_err("hole %zu: iommu_unmap() unmapped %zu\n", size, cleared);
+		ret = -EIO;
+	}
+
+	seen = edu_read(edu, s, 2 * n, &ret);
+	for (i = 0; i < n && !ret; i++) {
+		if (edu_saw(seen, i, 0xaa)) {
+			pr_info("fp-e2e: stale %s +%#lx\n",
+				edu_where_name[s[i].where], s[i].off);
+			stale++;
+		} else {
+			faults++;
+		}
+	}
+	for (; i < 2 * n && !ret; i++) {
+		if (!edu_saw_only(seen, i, 0xaa)) {
+			pr_err("hole %zu: past the hole the device read %#x %#x at +%#lx\n",
+			       size, seen[i * EDU_XFER],
+			       seen[(i + 1) * EDU_XFER - 1], s[i].off);
+			ret = -EIO;
+		}
+	}
+	iommu_unmap(edu->dom, IOVA_TEST + 2 * size, size);
+
+	pr_info("fp-e2e: check mark=%lu size=%zu map=hole samples=%d stale=%d faults=%d cmds=%llu syncs=%llu\n",
+		edu->mark, size, 2 * n, stale, faults, edu_cmds(ctx) - cmds,
+		fp_context_stat(ctx, FP_STAT_SYNCS) - syncs);
+	return ret ?: stale ? -EIO : 0;
+
+out_first:
+	iommu_unmap(edu->dom, IOVA_TEST, size);
+	return ret;
+}
+
 /* Nothing is mapped there: the device must get a fault, not memory. */
 static int edu_fault(struct edu *edu)
 {
@@ -451,6 +534,9 @@ static ssize_t run_store(struct device_driver *drv, const char *buf,
 	} else if (!strcmp(cmd, "split") && a && a < SZ_2M &&
 		   IS_ALIGNED(a, SZ_4K)) {
 		ret = edu_check(edu, a, EDU_SPLIT);
+	} else if (!strcmp(cmd, "hole") && a && a <= EDU_CHECK_MAX / 4 &&
+		   IS_ALIGNED(a, SZ_4K)) {
+		ret = edu_hole(edu, a);
 	} else if (!strcmp(cmd, "stress")) {
 		ret = 0;
 		while (a-- && !ret)

@@ -6,7 +6,9 @@
 # fault, never A, at every sample (the last page of the range, the first
 # and last page of every 2 MiB table, DMAs across page boundaries), with
 # 4K pages, with 2M blocks, and with the end of a block unmapped (split),
-# at sizes from 4K to 32M, odd ones too.
+# at sizes from 4K to 32M, odd ones too; and an unmap over a hole (16K of
+# 4K pages, 2M blocks), whose cleared part must fault and whose part past
+# the hole must still be mapped.
 # Then the same with range invalidation forced off, broken policies that
 # must be caught, and policy switches under load.  Each check is preceded
 # by a mark in the SMMU's command stream, so the host can hold our
@@ -60,6 +62,7 @@ run()
 	case $2 in
 	check) pages=4k ;;
 	blocks) pages=2m ;;
+	hole) pages=hole ;;
 	*) pages=$2 ;;
 	esac
 	echo "e2e: mark=$mark ril=$ril policy=$1 size=$3 map=$pages${must_fail:+ (must fail)}"
@@ -93,6 +96,10 @@ caught()
 sizes="4096 8192 16384 2097152 2101248 33554432"
 bsizes="2097152 6295552"
 ssizes="4096 12288"
+# A hole between two mapped extents of SIZE: 4K pages (io-pgtable stops
+# inside a last-level table) and 2M blocks (the driver's unmap_pages call
+# spans the hole, and its gather holds the cleared block).
+hsizes="16384 2097152"
 # io-pgtable-arm after 6.12 (7.x) refuses to unmap part of a block
 # (WARN_ONCE, nothing unmapped) where older ones split it: no split
 # checks there.
@@ -113,6 +120,9 @@ for ril in 1 0; do
 		done
 		for size in $ssizes; do
 			check "$p" split "$size"
+		done
+		for size in $hsizes; do
+			check "$p" hole "$size"
 		done
 	done
 	unload

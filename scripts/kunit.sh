@@ -399,21 +399,9 @@ if [ -n "$kcsan" ]; then
 else
 	cp "$out/ktap.log" "$out/splat.log"
 fi
-# A test that has the kernel's own code warn on purpose (io-pgtable-arm
-# warns at an unmap that meets an unmapped page, which flushpol_holes
-# must make) brackets it with "fp-expect-warn: begin FUNCTION" and
-# "fp-expect-warn: end": the warnings between them raised in FUNCTION are
-# left out of the splat check; any other warning stays, and a bracket in
-# which FUNCTION did not warn fails the run.
-awk '/fp-expect-warn: begin / { fn = $NF; win = 1; seen = 0; print; next }
-     /fp-expect-warn: end/ { if (!seen) print "FP-EXPECT-WARN-UNSEEN " fn
-			       win = 0; print; next }
-     win && /-+\[ cut here \]-+/ { cut = $0; next }
-     cut != "" { if ($0 ~ ("^WARNING: .* " fn "\\+")) { drop = 1; seen++ }
-		 else print cut
-		 cut = "" }
-     drop { if (/---\[ end trace/) drop = 0; next }
-     { print }' "$out/splat.log" > "$out/splat.tmp"
+# The warnings a test has the kernel's own code raise on purpose, inside
+# its "fp-expect-warn:" brackets, are left out (scripts/expect-warn.awk).
+awk -f "$top/scripts/expect-warn.awk" "$out/splat.log" > "$out/splat.tmp"
 mv "$out/splat.tmp" "$out/splat.log"
 # A skipped case's reason is the test's words, not the kernel's ("# SKIP
 # lockdep must say which locks are held", where lockdep is off).

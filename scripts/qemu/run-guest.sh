@@ -17,7 +17,9 @@
 #
 # Fails unless the guest reports that the script ran to its end with exit
 # code 0, within TIMEOUT_SECONDS (default 300) of host time, and the
-# console shows no kernel warning, BUG, oops or panic.
+# console shows no kernel warning, BUG, oops or panic (other than the
+# warnings a guest script brackets with "fp-expect-warn:" lines, as
+# scripts/expect-warn.awk takes them out, which must then have been seen).
 #
 # Environment:
 #   FP_FIRMWARE   how the guest learns the machine: dt (the default: QEMU
@@ -176,9 +178,14 @@ fail()
 	die "FAIL: $* (firmware=$fw, ${took}s; full console: $console)"
 }
 # A splat first: it is the likeliest reason for a hang or a bad exit.
-if grep -qE 'WARNING:|BUG:|Oops|Call trace:|Kernel panic' "$console"; then
-	grep -nE -B2 -A20 'WARNING:|BUG:|Oops|Call trace:|Kernel panic' "$console" >&2
+splat=$run/splat.log
+awk -f "$top/scripts/expect-warn.awk" "$console" > "$splat"
+if grep -qE 'WARNING:|BUG:|Oops|Call trace:|Kernel panic' "$splat"; then
+	grep -nE -B2 -A20 'WARNING:|BUG:|Oops|Call trace:|Kernel panic' "$splat" >&2
 	die "FAIL: kernel splat on the console (full console: $console)"
+fi
+if grep -q FP-EXPECT-WARN-UNSEEN "$splat"; then
+	die "FAIL: $(grep -m1 FP-EXPECT-WARN-UNSEEN "$splat"): the warning expected was not seen (full console: $console)"
 fi
 case $rc in
 0) ;;
