@@ -16,6 +16,7 @@
 #include <linux/ratelimit.h>
 #include <linux/sizes.h>
 
+#include "../core/fp_core.h"
 #include "fp_rig.h"
 #include "fp_smmuv3_fake.h"
 
@@ -1448,6 +1449,43 @@ static void fast_leaf_stats_equal_policy_path(struct kunit *test)
 	}
 }
 
+/* Strict unmaps of one leaf fp_iotlb_sync() sent by its leaf path. */
+static u64 fpt_leaf_syncs(struct fp_context *ctx)
+{
+	u64 sum = 0;
+	int cpu, k;
+
+	for_each_possible_cpu(cpu)
+		for (k = 0; k < FP_LEAF_NR; k++)
+			sum += atomic64_read(&per_cpu_ptr(ctx->stats,
+							  cpu)->leaf[k]);
+	return sum;
+}
+
+/*
+ * A strict 4K unmap under va is sent by the core's leaf path (one TLBI
+ * and its CMD_SYNC, smmuv3_cmdq_submit_sync()), whose statistics read as
+ * the policy's own would: only its own counter tells the paths apart.
+ * Under asid, the policy's path.
+ */
+static void one_leaf_sync_takes_leaf_path(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_fake_rig(test, 8);
+
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_8K, SZ_4K), 0);
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_4K, false), SZ_4K);
+	KUNIT_EXPECT_EQ(test, fpt_leaf_syncs(rig->ctx), 1);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 1);
+
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, "asid"), 0);
+	fp_context_reset_stats(rig->ctx);
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA + SZ_4K, SZ_4K, false),
+			SZ_4K);
+	KUNIT_EXPECT_EQ(test, fpt_leaf_syncs(rig->ctx), 0);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_ASID), 1);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
+}
+
 /*
  * One TLBI and its CMD_SYNC in one call (smmuv3_cmdq_submit_sync()), on
  * a full queue the SMMU has stopped consuming for all but the last step of
@@ -1590,6 +1628,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(dropped_command_still_synced_and_recovered),
 	KUNIT_CASE(dropped_leaf_tlbi_recovered_by_its_sync),
 	KUNIT_CASE(dropped_tail_counted_per_command),
+	KUNIT_CASE(one_leaf_sync_takes_leaf_path),
 	{}
 };
 
