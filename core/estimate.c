@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) "flushpol: " fmt
 
+#include <kunit/visibility.h>
 #include <linux/hash.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -110,6 +111,15 @@ void fp_estimate_key_put(const struct fp_policy *pol)
 	if (pol->reads_estimate)
 		static_branch_dec(&fp_estimate_key);
 }
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For the tests: how many registered policies hold the key on. */
+int fp_estimate_key_count(void)
+{
+	return static_key_count(&fp_estimate_key.key);
+}
+EXPORT_SYMBOL_IF_KUNIT(fp_estimate_key_count);
+#endif
 
 /* Whether @e's footprint count means something (fp_estimate_key_get()). */
 static bool fp_estimate_known(struct fp_estimate *e)

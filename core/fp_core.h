@@ -270,6 +270,7 @@ static inline bool fp_estimate_kept(void)
 
 void fp_estimate_key_get(const struct fp_policy *pol);
 void fp_estimate_key_put(const struct fp_policy *pol);
+int fp_estimate_key_count(void);	/* for the tests */
 int fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg);
 void fp_estimate_mapped(struct fp_estimate *e, unsigned long iova,
 			unsigned int shift, unsigned long granules);
