@@ -166,7 +166,6 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 	mutex_lock(&fp_contexts_lock);
 	pol = fp_initial_policy(ctx, param, &why);
 	if (pol) {
-		fp_estimate_policy(ctx, NULL, pol);
 		RCU_INIT_POINTER(ctx->policy, pol);
 		fp_context_publish(ctx, truncated);
 		list_add_tail(&ctx->node, &fp_contexts);
@@ -228,7 +227,6 @@ void fp_context_destroy(struct fp_context *ctx)
 	mutex_lock(&ctx->lock);
 	pol = rcu_replace_pointer(ctx->policy, NULL,
 				  lockdep_is_held(&ctx->lock));
-	fp_estimate_policy(ctx, pol, NULL);
 	pol_owner = pol->owner;
 	mutex_unlock(&ctx->lock);
 	list_del(&ctx->node);
@@ -269,7 +267,6 @@ static int fp_context_switch(struct fp_context *ctx, const char *name,
 		} else {
 			old = rcu_dereference_protected(ctx->policy,
 							lockdep_is_held(&ctx->lock));
-			fp_estimate_policy(ctx, old, pol);
 			rcu_assign_pointer(ctx->policy, pol);
 			ctx->auto_policy = by != FP_SWITCH_USER;
 		}

@@ -325,8 +325,10 @@ static void fp_sync_failed(struct fp_context *ctx, int ret)
  * with the backend's command-and-sync operation, as the policy would send
  * it, and counted with one add (fp_stats.leaf), not four.  The policy is
  * the one read now, at the sync, as for every gather; a built-in one
- * needs no pin.  Its gather was filled outside any fp_unmap() record, so
- * nothing covers it (coverage.c, G), as flush_gather would have been told.
+ * needs no pin.  No fp_unmap() record covers what its gather holds:
+ * leaves gathered with none (fp_unmap_leaves(), or the driver's own
+ * unmaps), of one call or of several merged into the gather; so nothing
+ * covers it (coverage.c, G), as flush_gather would have been told.
  *
  * Return: false, having done nothing, if the policy or the backend cannot
  * take this path.

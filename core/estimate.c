@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) "flushpol: " fmt
 
+#include <kunit/visibility.h>
 #include <linux/hash.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -60,51 +61,67 @@ struct fp_recent_maps {
 
 /*
  * Keeping the estimate costs every map and unmap a per-CPU add and a
- * write into this CPU's table of recent maps: paid only for contexts
- * whose policy reads it (&fp_policy.reads_estimate), and behind this key,
- * on while at least one context's does, so that without such a policy
- * the test is a patched-out branch.
+ * write into this CPU's table of recent maps: paid only while a policy
+ * that reads it (&fp_policy.reads_estimate) is registered, behind this
+ * key, so that without such a policy the test is a patched-out branch.
+ * While it is on, every context's is kept, whatever its policy: a context
+ * that comes to adaptive later finds the footprint it has mapped.
  */
 DEFINE_STATIC_KEY_FALSE(fp_estimate_key);
 
 /*
- * The footprint is a count kept from the context's first fp_map(): maps
- * made while it was not kept (or unmaps, which would take back what was
- * counted before) leave it wrong for good.  So a context whose policy
- * starts reading it after fp_map() was used, or stops reading it once
- * used, has an unknown footprint from then on: the TLB full, as for a
- * driver that never maps through fp_map(), which leans adaptive towards
- * precise invalidation (never more commands than va).  A context on such
- * a policy from before its first map (created on it, or switched before
- * mapping) keeps an exact count.  What this CPU last mapped (streamed
- * buffers) restarts from the switch: a sample of a map made before it
- * only counts fewer granules as streamed, that is more as live.
+ * The footprint is a count: maps made while it was not kept (the key
+ * off), or unmaps then, which would take back what was counted before,
+ * leave it wrong for good.  fp_map() marks a context that maps with the
+ * key off; when the key comes on, every context that mapped before is
+ * marked too, since its unmaps may have gone uncounted.  Such a context
+ * has an unknown footprint from then on: the TLB full, as for a driver
+ * that never maps through fp_map(), which leans adaptive towards precise
+ * invalidation (never more commands than va).
  *
- * Called in process context under the context's lock, before @new
- * replaces @old (NULL: the context is being created, or destroyed), so
- * that @new's first call finds its estimate kept.  A map running
- * meanwhile is counted or not, as under any switch, and the first map of
- * a context, racing with its switch to such a policy, may be missed: an
- * estimate off by that map, never an invalidation wrong.
+ * There is no per-context flag for a map to race with: a map or unmap
+ * that took the key's off branch while it came on either marks its
+ * context itself (fp_map()) or follows a map that set @maps_seen, which
+ * the marking below reads after the key is on.  Each errs towards
+ * unknown, never towards a count that missed something.
+ *
+ * Called with fp_contexts_lock held, as every change of the key is, when
+ * @pol is registered and when it is withdrawn.
  */
-void fp_estimate_policy(struct fp_context *ctx, const struct fp_policy *old,
-			const struct fp_policy *new)
+void fp_estimate_key_get(const struct fp_policy *pol)
 {
-	bool was = old && old->reads_estimate, is = new && new->reads_estimate;
-	struct fp_estimate *e = &ctx->est;
+	struct fp_context *ctx;
+	bool was;
 
-	if (was == is)
+	lockdep_assert_held(&fp_contexts_lock);
+	if (!pol->reads_estimate)
 		return;
-	if (is)
-		static_branch_inc(&fp_estimate_key);
-	WRITE_ONCE(e->tracked, is);
-	if (was && READ_ONCE(e->maps_seen))
-		WRITE_ONCE(e->untracked_maps, true);
+	was = static_key_enabled(&fp_estimate_key);
+	static_branch_inc(&fp_estimate_key);
 	if (was)
+		return;
+	list_for_each_entry(ctx, &fp_contexts, node)
+		if (READ_ONCE(ctx->est.maps_seen))
+			WRITE_ONCE(ctx->est.untracked_maps, true);
+}
+
+void fp_estimate_key_put(const struct fp_policy *pol)
+{
+	lockdep_assert_held(&fp_contexts_lock);
+	if (pol->reads_estimate)
 		static_branch_dec(&fp_estimate_key);
 }
 
-/* Whether @e's footprint count means something (fp_estimate_policy()). */
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For the tests: how many registered policies hold the key on. */
+int fp_estimate_key_count(void)
+{
+	return static_key_count(&fp_estimate_key.key);
+}
+EXPORT_SYMBOL_IF_KUNIT(fp_estimate_key_count);
+#endif
+
+/* Whether @e's footprint count means something (fp_estimate_key_get()). */
 static bool fp_estimate_known(struct fp_estimate *e)
 {
 	return READ_ONCE(e->maps_seen) && !READ_ONCE(e->untracked_maps);
@@ -431,7 +448,7 @@ int fp_map(struct fp_context *ctx, struct io_pgtable_ops *ops,
 	ret = ops->map_pages(ops, iova, paddr, pgsize, pgcount, prot, gfp,
 			     &done);
 	if (done) {
-		if (fp_estimate_tracked(ctx)) {
+		if (fp_estimate_kept()) {
 			percpu_counter_add(&ctx->est.resident,
 					   done >> __ffs(bitmap));
 			fp_estimate_mapped(&ctx->est, iova, __ffs(bitmap),

@@ -259,17 +259,18 @@ static inline void fp_cov_leaf(struct fp_call *c, unsigned long iova,
 extern struct static_key_false fp_estimate_key;
 
 /*
- * Whether fp_map() and fp_unmap() keep @ctx's estimate: a branch patched
- * out while no context's policy reads one (&fp_policy.reads_estimate).
+ * Whether fp_map() and fp_unmap() keep every context's estimate: a branch
+ * patched out while no registered policy reads one
+ * (&fp_policy.reads_estimate).
  */
-static inline bool fp_estimate_tracked(struct fp_context *ctx)
+static inline bool fp_estimate_kept(void)
 {
-	return static_branch_unlikely(&fp_estimate_key) &&
-	       READ_ONCE(ctx->est.tracked);
+	return static_branch_unlikely(&fp_estimate_key);
 }
 
-void fp_estimate_policy(struct fp_context *ctx, const struct fp_policy *old,
-			const struct fp_policy *new);
+void fp_estimate_key_get(const struct fp_policy *pol);
+void fp_estimate_key_put(const struct fp_policy *pol);
+int fp_estimate_key_count(void);	/* for the tests */
 int fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg);
 void fp_estimate_mapped(struct fp_estimate *e, unsigned long iova,
 			unsigned int shift, unsigned long granules);

@@ -107,12 +107,19 @@ int fp_policy_register(struct fp_policy *pol)
 		return -EINVAL;
 	}
 
+	/* The estimate's key before any context can switch to @pol. */
+	mutex_lock(&fp_contexts_lock);
 	spin_lock(&fp_policies_lock);
 	if (fp_policy_find(pol->name))
 		ret = -EEXIST;
-	else
-		list_add_tail_rcu(&pol->list, &fp_policies);
 	spin_unlock(&fp_policies_lock);
+	if (!ret) {
+		fp_estimate_key_get(pol);
+		spin_lock(&fp_policies_lock);
+		list_add_tail_rcu(&pol->list, &fp_policies);
+		spin_unlock(&fp_policies_lock);
+	}
+	mutex_unlock(&fp_contexts_lock);
 
 	if (!ret)
 		pr_debug("policy %s registered\n", pol->name);
@@ -156,6 +163,7 @@ int fp_policy_unregister(struct fp_policy *pol)
 	spin_lock(&fp_policies_lock);
 	list_del_rcu(&pol->list);
 	spin_unlock(&fp_policies_lock);
+	fp_estimate_key_put(pol);
 	mutex_unlock(&fp_contexts_lock);
 
 	/*

@@ -197,11 +197,11 @@ size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
 	 * Out of the footprint before any flush is decided: these entries go
 	 * whatever the policy does; and what this CPU mapped since @iova, if
 	 * it mapped it, says how much of the rest streams (estimate.c).  Once
-	 * per call, only for a context whose policy reads the footprint
-	 * (adaptive), and only once fp_map() counts anything (before, the
+	 * per call, only while a policy that reads the footprint (adaptive)
+	 * is registered, and only once fp_map() counts anything (before, the
 	 * count means nothing and adaptive assumes the TLB full).
 	 */
-	counted = fp_estimate_tracked(ctx) && READ_ONCE(ctx->est.maps_seen);
+	counted = fp_estimate_kept() && READ_ONCE(ctx->est.maps_seen);
 	if (counted) {
 		percpu_counter_sub(&ctx->est.resident, size >> __ffs(min_pagesz));
 		fp_estimate_unmapping(&ctx->est, iova, __ffs(min_pagesz),

@@ -144,11 +144,10 @@ struct fp_context_cfg {
  * @samples: flushes timed so far
  * @resident: granules mapped through fp_map() and not unmapped since
  * @maps_seen: fp_map() was used on the context
- * @tracked: the context's policy reads the estimate
- *	(&fp_policy.reads_estimate): only then do fp_map() and fp_unmap()
- *	keep @resident and @recent (core only)
- * @untracked_maps: fp_map() was used while the estimate was not kept:
- *	@resident misses those maps, or their unmaps, for good (core only)
+ * @untracked_maps: fp_map() was used, or fp_unmap() may have been, while
+ *	the estimate was not kept (no registered policy sets
+ *	&fp_policy.reads_estimate): @resident misses those maps, or their
+ *	unmaps, for good (core only)
  * @recent: per CPU, when fp_map() last mapped each of a few IOVAs, from
  *	which fp_unmap() tells how much of @resident is streamed (core only)
  *
@@ -166,7 +165,6 @@ struct fp_estimate {
 	unsigned long samples;
 	struct percpu_counter resident;
 	bool maps_seen;
-	bool tracked;
 	bool untracked_maps;
 	struct fp_recent_maps __percpu *recent;
 };
@@ -202,9 +200,10 @@ enum fp_one_leaf {
  *	policies only.  0: always call @flush_gather.
  * @reads_estimate: the policy reads the context's footprint
  *	(fp_estimate_footprint() and what uses it): the core counts what
- *	fp_map() and fp_unmap() map and unmap only for contexts on such a
- *	policy.  A context that mapped through fp_map() under another policy
- *	first has an unknown footprint from then on: the TLB full.
+ *	fp_map() and fp_unmap() map and unmap, for every context, only
+ *	while such a policy is registered.  A context that mapped through
+ *	fp_map() before then has an unknown footprint from then on: the TLB
+ *	full.
  * @list: registry linkage, owned by the core.
  *
  * Each call runs inside a read section of the core's SRCU, which keeps

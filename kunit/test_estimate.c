@@ -23,9 +23,11 @@
 #include <linux/percpu_counter.h>
 #include <linux/sizes.h>
 
+#include "../core/fp_core.h"
 #include "fp_rig.h"
 
 #define FPE_IOVA	SZ_1G
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 #define FPE_TLB_MAX	BIT(22)		/* FP_THRESHOLD_MAX */
 
 /* What a per-CPU counter holds back per CPU, below which it is not shared. */
@@ -448,42 +450,94 @@ static void buffer_mapped_in_pieces(struct kunit *test)
 }
 
 /*
- * The footprint is counted only while the context's policy reads it.  A
- * context that mapped under another policy first, or unmapped under one
- * what adaptive had counted, cannot know it: adaptive sees it unknown (the
- * TLB full), never the count it missed.  One that came to adaptive before
- * it mapped anything counts exactly (fpe_rig() above).
+ * The footprint is counted for every context while a policy that reads it
+ * is registered, whatever the context's own: a context that mapped under
+ * threshold and switches to adaptive finds its count, and one that went to
+ * va and back, unmapping meanwhile, finds what is still mapped.
  */
-static void footprint_unknown_after_untracked_maps(struct kunit *test)
+static void footprint_kept_across_switch_to_adaptive(struct kunit *test)
 {
-	struct fpt_rig_cfg rc = { .fmt = ARM_64_LPAE_S1 };
-	struct fpt_rig *va = kunit_kzalloc(test, sizeof(*va), GFP_KERNEL);
-	struct fpt_rig *ada = fpe_rig(test);
+	struct fpt_rig_cfg rc = { .fmt = ARM_64_LPAE_S1, .policy = "threshold" };
+	struct fpt_rig *rig = kunit_kzalloc(test, sizeof(*rig), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, va);
-	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, va, &rc, NULL, 10), 0);
-	KUNIT_ASSERT_EQ(test, fp_context_set_tlb_entries(va->ctx, 4096), 0);
-	/* Mapped under va, not counted: unknown once adaptive comes. */
-	KUNIT_ASSERT_EQ(test, fpt_map(va, FPE_IOVA, SZ_64K, SZ_4K), 0);
-	KUNIT_ASSERT_EQ(test, fp_context_set_policy(va->ctx, "adaptive"), 0);
-	KUNIT_EXPECT_EQ(test, fpe_footprint(va), 4096);
-	KUNIT_ASSERT_EQ(test, fpt_map(va, FPE_IOVA + SZ_1M, SZ_64K, SZ_4K), 0);
-	KUNIT_EXPECT_EQ(test, fpe_footprint(va), 4096);
+	KUNIT_ASSERT_NOT_NULL(test, rig);
+	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, rig, &rc, NULL, 10), 0);
+	KUNIT_ASSERT_EQ(test, fp_context_set_tlb_entries(rig->ctx, 4096), 0);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPE_IOVA, SZ_64K, SZ_4K), 0);
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, "adaptive"), 0);
+	KUNIT_EXPECT_EQ(test, fpe_footprint(rig), 16);
 
-	/* Counted under adaptive, unmapped under va: unknown too. */
-	KUNIT_ASSERT_EQ(test, fpt_map(ada, FPE_IOVA, SZ_64K, SZ_4K), 0);
-	KUNIT_EXPECT_EQ(test, fpe_footprint(ada), 16);
-	KUNIT_ASSERT_EQ(test, fp_context_set_policy(ada->ctx, "va"), 0);
-	KUNIT_EXPECT_EQ(test, fpt_unmap(ada, FPE_IOVA, SZ_64K, false), SZ_64K);
-	KUNIT_ASSERT_EQ(test, fp_context_set_policy(ada->ctx, "adaptive"), 0);
-	KUNIT_EXPECT_EQ(test, fpe_footprint(ada), 4096);
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, "va"), 0);
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, "adaptive"), 0);
+	KUNIT_EXPECT_EQ(test, fpe_footprint(rig), 16);
+
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, "va"), 0);
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPE_IOVA, SZ_32K, false), SZ_32K);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPE_IOVA + SZ_1M, SZ_16K, SZ_4K), 0);
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, "adaptive"), 0);
+	KUNIT_EXPECT_EQ(test, fpe_footprint(rig), 12);
+}
+
+static void fpe_walk_nop(struct fp_context *ctx, unsigned long iova,
+			 size_t size, size_t granule)
+{
+}
+
+static void fpe_gather_nop(struct fp_context *ctx,
+			   const struct iommu_iotlb_gather *gather)
+{
+}
+
+static bool fpe_unusable(const struct fp_context *ctx)
+{
+	return false;
+}
+
+/*
+ * The estimate's key is held by each registered policy that reads the
+ * estimate, and by nothing else: contexts created and destroyed on one,
+ * switches to one, that fail, or that change nothing, leave its count
+ * where it was.
+ */
+static void estimate_key_held_by_registered_readers(struct kunit *test)
+{
+	struct fp_policy reader = {
+		.name = "kunit_reader", .owner = THIS_MODULE,
+		.flush_walk = fpe_walk_nop, .flush_gather = fpe_gather_nop,
+		.usable = fpe_unusable, .reads_estimate = true,
+	};
+	int base = fp_estimate_key_count();
+	struct fpt_rig *rig;
+
+	/* flushpol_adaptive's policy. */
+	KUNIT_EXPECT_GE(test, base, 1);
+	rig = fpe_rig(test);
+	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base);
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "adaptive"), 0);
+	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base);
+
+	KUNIT_ASSERT_EQ(test, fp_policy_register(&reader), 0);
+	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base + 1);
+	KUNIT_EXPECT_EQ(test, fp_policy_register(&reader), -EEXIST);
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "kunit_reader"),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base + 1);
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "va"), 0);
+	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "adaptive"), 0);
+	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base + 1);
+	KUNIT_EXPECT_EQ(test, fp_policy_unregister(&reader), 0);
+	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base);
+
+	fpt_rig_release(rig);
+	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base);
 }
 
 static struct kunit_case fpe_test_cases[] = {
 	KUNIT_CASE(sample_divides_by_all_commands),
 	KUNIT_CASE(huge_estimate_does_not_wrap),
 	KUNIT_CASE(footprint_follows_map_and_unmap),
-	KUNIT_CASE(footprint_unknown_after_untracked_maps),
+	KUNIT_CASE(footprint_kept_across_switch_to_adaptive),
+	KUNIT_CASE(estimate_key_held_by_registered_readers),
 	KUNIT_CASE(misaligned_map_refused),
 	KUNIT_CASE(footprint_exact_across_cpus),
 	KUNIT_CASE(streamed_buffers_not_live),

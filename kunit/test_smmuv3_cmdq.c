@@ -16,6 +16,7 @@
 #include <linux/ratelimit.h>
 #include <linux/sizes.h>
 
+#include "../core/fp_core.h"
 #include "fp_rig.h"
 #include "fp_smmuv3_fake.h"
 
@@ -1448,6 +1449,150 @@ static void fast_leaf_stats_equal_policy_path(struct kunit *test)
 	}
 }
 
+/* Strict unmaps of one leaf fp_iotlb_sync() sent by its leaf path. */
+static u64 fpt_leaf_syncs(struct fp_context *ctx)
+{
+	u64 sum = 0;
+	int cpu, k;
+
+	for_each_possible_cpu(cpu)
+		for (k = 0; k < FP_LEAF_NR; k++)
+			sum += atomic64_read(&per_cpu_ptr(ctx->stats,
+							  cpu)->leaf[k]);
+	return sum;
+}
+
+/*
+ * A strict 4K unmap under va is sent by the core's leaf path (one TLBI
+ * and its CMD_SYNC, smmuv3_cmdq_submit_sync()), whose statistics read as
+ * the policy's own would: only its own counter tells the paths apart.
+ * Under asid, the policy's path.
+ */
+static void one_leaf_sync_takes_leaf_path(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_fake_rig(test, 8);
+
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_8K, SZ_4K), 0);
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_4K, false), SZ_4K);
+	KUNIT_EXPECT_EQ(test, fpt_leaf_syncs(rig->ctx), 1);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 1);
+
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, "asid"), 0);
+	fp_context_reset_stats(rig->ctx);
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA + SZ_4K, SZ_4K, false),
+			SZ_4K);
+	KUNIT_EXPECT_EQ(test, fpt_leaf_syncs(rig->ctx), 0);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_ASID), 1);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
+}
+
+/*
+ * One TLBI and its CMD_SYNC in one call (smmuv3_cmdq_submit_sync()), on
+ * a full queue the SMMU has stopped consuming for all but the last step of
+ * a bound: the wait for room, the CMD_SYNC's room and its completion each
+ * see CMDQ_CONS move before a bound passes, so the call completes with
+ * nothing lost.
+ */
+static void submit_sync_bounds_its_sync_on_its_own(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 4, 1);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	u64 cmd[CMD_DWORDS];
+
+	cmdq->timeout_us = 100;
+	fpt_cmdq_tlbi(f, BIT(cmdq->q.shift));
+	fpt_v3_fake_stall(f, cmdq->timeout_us - 1);
+	smmuv3_cmd_tlbi_nh_va(cmd, 1, FPT_IOVA, true);
+	KUNIT_EXPECT_EQ(test, smmuv3_cmdq_submit_sync(cmdq, cmd, 1), 0);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 0);
+	KUNIT_EXPECT_EQ(test, cmdq->stuck, 0);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+	KUNIT_EXPECT_EQ(test, f->tlbi, BIT(cmdq->q.shift) + 1);
+	KUNIT_EXPECT_EQ(test, f->cfgi, 0);
+}
+
+/*
+ * A full queue whose SMMU stops at an abort on fetch (CERROR_ABT) that the
+ * fetch's retry meets again once: a call acknowledges it once, so the
+ * call's wait for room sees CMDQ_CONS still for a bound and drops what it
+ * could not queue.  The next call's acknowledgment lets the SMMU on.
+ */
+static struct fpt_v3_fake *fpt_full_behind_abort(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 4, 1);
+
+	f->smmu.cmdq.timeout_us = 100;
+	fpt_cmdq_tlbi(f, BIT(f->smmu.cmdq.q.shift));
+	fpt_v3_fake_refuse_cerror(f, 0, 2, FPT_CERROR_ABT);
+	return f;
+}
+
+/*
+ * What smmuv3_cmdq_submit() then smmuv3_cmdq_sync() would do, submit_sync
+ * does: a command it had to drop is a loss, and its CMD_SYNC is still
+ * queued and waited for with a bound of its own, so that the loss is
+ * recovered from (CFGI_ALL, TLBI_NSNH_ALL, each completed) before it
+ * answers 0; it does not fail a caller whose SMMU went on.
+ */
+static void dropped_command_still_synced_and_recovered(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_full_behind_abort(test);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	u64 cmd[CMD_DWORDS];
+
+	smmuv3_cmd_tlbi_nh_va(cmd, 1, FPT_IOVA, true);
+	KUNIT_EXPECT_EQ(test, smmuv3_cmdq_submit_sync(cmdq, cmd, 1), 0);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 1);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, cmdq->nlost);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
+	/* The ring's, and TLBI_NSNH_ALL: the dropped one never written. */
+	KUNIT_EXPECT_EQ(test, f->tlbi, BIT(cmdq->q.shift) + 1);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_active_gerror(f), 0);
+}
+
+/*
+ * The same through a strict 4K unmap under va, whose leaf path sends its
+ * TLBI and CMD_SYNC in one call: its TLBI dropped, the sync still
+ * completes and recovers (TLBI_NSNH_ALL) before iotlb_sync returns, so
+ * no sync fails and the freed page has no TLB entry left.
+ */
+static void dropped_leaf_tlbi_recovered_by_its_sync(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_fake_rig(test, 4);
+	struct fpt_v3_fake *f = fpt_rig_fake;
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_4K, SZ_4K), 0);
+	fpm_access_range(&rig->mc, FPT_IOVA, SZ_4K);
+	cmdq->timeout_us = 100;
+	fpt_v3_fake_set(f, 1);
+	fpt_cmdq_tlbi(f, BIT(cmdq->q.shift));
+	fpt_v3_fake_refuse_cerror(f, 0, 2, FPT_CERROR_ABT);
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_4K, false), SZ_4K);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 1);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, cmdq->nlost);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_SYNC_TIMEOUTS),
+			0);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
+}
+
+/* Each command submit_sync could not queue is a loss of its own. */
+static void dropped_tail_counted_per_command(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_full_behind_abort(test);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	u64 cmds[3 * CMD_DWORDS];
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		smmuv3_cmd_tlbi_nh_va(&cmds[i * CMD_DWORDS], 1,
+				      FPT_IOVA + i * SZ_4K, true);
+	smmuv3_cmdq_submit_sync(cmdq, cmds, 3);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 3);
+	KUNIT_EXPECT_EQ(test, f->tlbi, BIT(cmdq->q.shift) + 1);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -1479,6 +1624,11 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(bound_is_time_not_loop_steps),
 	KUNIT_CASE(erratum_2812531_one_kind_per_sync),
 	KUNIT_CASE(unrelated_losses_during_recovery_are_not_its_own),
+	KUNIT_CASE(submit_sync_bounds_its_sync_on_its_own),
+	KUNIT_CASE(dropped_command_still_synced_and_recovered),
+	KUNIT_CASE(dropped_leaf_tlbi_recovered_by_its_sync),
+	KUNIT_CASE(dropped_tail_counted_per_command),
+	KUNIT_CASE(one_leaf_sync_takes_leaf_path),
 	{}
 };
 

@@ -19,7 +19,9 @@
  * runs with interrupts off) with CMDQ_CONS still, across all its waits:
  * a wedged SMMU yields -ETIMEDOUT, never a lockup, and once a wait has
  * seen CMDQ_CONS still for a whole bound every wait fails at once until
- * it moves.  While CMDQ_CONS moves the SMMU is working, and is waited
+ * it moves.  (A sync's CMD_SYNC after commands it dropped, and a
+ * recovery, each have a bound of their own: they wait only if CMDQ_CONS
+ * moved since.)  While CMDQ_CONS moves the SMMU is working, and is waited
  * for.
  *
  * Losing: a full queue never overwrites an unread command.  Only on a
@@ -484,34 +486,45 @@ void smmuv3_cmdq_submit(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 
 /*
  * @n commands (none, or one in a recovery) and a CMD_SYNC, written in one
- * hold of @lock, published and waited for.  The first failure, queueing
- * or waiting, ends it and is counted as a loss: a command that cannot be
- * queued is dropped, and neither the rest nor the CMD_SYNC is written.
+ * hold of @lock, published and waited for.  A command that cannot be
+ * queued is dropped, counted lost, and the commands after it are still
+ * tried, each dropped and counted if it does not fit either, as
+ * smmuv3_cmdq_submit() does.  A caller's sync (@recovery false) then
+ * still queues its CMD_SYNC and waits for it, with a bound of its own, as
+ * smmuv3_cmdq_sync() after smmuv3_cmdq_submit() would: the SMMU may have
+ * moved since, and if it has, the sync completes and the losses are
+ * recovered from before the caller is answered.  In a recovery a dropped
+ * command is its own loss and fails it at once.  A CMD_SYNC that cannot
+ * be queued, or times out, is counted as a loss and fails the call.
  */
 static int cmdq_issue_sync(struct smmuv3_cmdq *cmdq, const u64 *cmds,
-			   unsigned int n, struct smmuv3_cmdq_budget *b)
+			   unsigned int n, struct smmuv3_cmdq_budget *b,
+			   bool recovery)
 {
-	u64 sync[CMD_DWORDS], pos;
-	const u64 *cmd = sync;
+	u64 sync[CMD_DWORDS], pos, first = 0;
+	unsigned int dropped = 0;
 	unsigned long flags;
-	int ret = 0;
+	int ret;
 
 	smmuv3_cmd_sync(sync);
 	raw_spin_lock_irqsave(&cmdq->lock, flags);
-	for (; n && !ret; n--, cmds += CMD_DWORDS) {
-		cmd = cmds;
-		ret = cmdq_put(cmdq, cmd, &flags, b, &pos);
-	}
-	if (!ret) {
-		cmd = sync;
+	for (; n; n--, cmds += CMD_DWORDS)
+		if (cmdq_put(cmdq, cmds, &flags, b, &pos) && !dropped++)
+			first = cmds[0];
+	if (dropped && recovery) {
+		ret = -ETIMEDOUT;
+	} else {
+		if (dropped)
+			*b = (struct smmuv3_cmdq_budget){};
 		ret = cmdq_put(cmdq, sync, &flags, b, &pos);
+		if (ret && !dropped++)
+			first = sync[0];
 	}
 	cmdq_publish(cmdq);
 	raw_spin_unlock_irqrestore(&cmdq->lock, flags);
-	if (ret) {
-		cmdq_report_dropped(cmdq, 1, cmd[0]);
+	cmdq_report_dropped(cmdq, dropped, first);
+	if (ret)
 		return ret;
-	}
 
 	ret = cmdq_wait(cmdq, pos + 1, b);
 	if (ret) {
@@ -548,10 +561,10 @@ static int cmdq_recover(struct smmuv3_cmdq *cmdq,
 		/* Counted before our commands are written. */
 		smp_mb();
 		smmuv3_cmd_cfgi_all(cmd);
-		ret = cmdq_issue_sync(cmdq, cmd, 1, b);
+		ret = cmdq_issue_sync(cmdq, cmd, 1, b, true);
 		if (!ret) {
 			smmuv3_cmd_tlbi_nsnh_all(cmd);
-			ret = cmdq_issue_sync(cmdq, cmd, 1, b);
+			ret = cmdq_issue_sync(cmdq, cmd, 1, b, true);
 		}
 		if (ret)
 			return ret;
@@ -574,14 +587,14 @@ static int cmdq_recover(struct smmuv3_cmdq *cmdq,
  * @n: how many (0: a sync alone)
  *
  * smmuv3_cmdq_submit() then smmuv3_cmdq_sync(), with the commands and
- * their CMD_SYNC written in one hold of the queue's lock, and one bound
- * for both: the same commands in the same order, the same loss
- * accounting and the same recovery before it answers.  A command that
- * cannot be queued within the bound is counted lost and fails the call
- * with what is left unwritten: on an SMMU that did not move for the
- * whole bound the CMD_SYNC after it would fail at once anyway; on one
- * that moved too slowly for it, this fails where a sync with a bound of
- * its own might still have completed (and recovered) late.
+ * their CMD_SYNC written in one hold of the queue's lock: the same
+ * commands in the same order, the same loss accounting and the same
+ * recovery before it answers.  The bound is one for the whole call while
+ * every command is queued (CMDQ_CONS still for a bound, across its
+ * waits); a command that cannot be queued within it is dropped and
+ * counted lost, each of them, and the CMD_SYNC then has a bound of its
+ * own, as a separate sync would: an SMMU that moved again completes it,
+ * and the sync recovers before it answers 0.
  *
  * Return: as smmuv3_cmdq_sync().
  */
@@ -591,7 +604,7 @@ int smmuv3_cmdq_submit_sync(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 	struct smmuv3_cmdq_budget b = {};
 	int ret;
 
-	ret = cmdq_issue_sync(cmdq, cmds, n, &b);
+	ret = cmdq_issue_sync(cmdq, cmds, n, &b, false);
 	if (ret)
 		return ret;
 	/* CMDQ_CONS was read with readl(): the count is at least as new. */
