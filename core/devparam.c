@@ -82,52 +82,46 @@ static int fp_dev_entry_parse(char *entry, const char **busid,
  * Junk entries are skipped with a warning at load time, and refuse the
  * whole value at run time (nothing changes).
  */
+/*
+ * Scratch for a value being parsed: set ops are called one at a time
+ * (under the parameters' lock at run time, single-threaded at load), and
+ * built into the kernel the first call comes at boot, before any
+ * allocator is up.
+ */
+static char fp_dev_copy[FP_DEVICE_POLICY_MAX];
+static char fp_dev_entry[FP_DEVICE_POLICY_MAX];
+static char fp_dev_kept[FP_DEVICE_POLICY_MAX];
+
 static int fp_device_policy_set(const char *val, const struct kernel_param *kp)
 {
-	bool live = kp->mod && kp->mod->state == MODULE_STATE_LIVE;
-	char *copy, *entry, *next, *kept;
+	bool live = fp_param_live(kp);
 	struct fp_dev_settings s;
+	char *entry, *next;
 	const char *busid;
 	size_t len = 0;
-	int ret = 0;
 
 	if (!val || strlen(val) >= FP_DEVICE_POLICY_MAX)
 		return fp_param_refuse(kp, val, fp_device_policy_str);
-	copy = kstrdup(val, GFP_KERNEL);
-	kept = kzalloc(FP_DEVICE_POLICY_MAX, GFP_KERNEL);
-	if (!copy || !kept) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	next = strim(copy);
+	strscpy(fp_dev_copy, val, sizeof(fp_dev_copy));
+	fp_dev_kept[0] = '\0';
+	next = strim(fp_dev_copy);
 	while ((entry = strsep(&next, ","))) {
-		char *parsed;
-
 		if (!*entry)
 			continue;
-		parsed = kstrdup(entry, GFP_KERNEL);
-		if (!parsed) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		ret = fp_dev_entry_parse(parsed, &busid, &s);
-		kfree(parsed);
-		if (!ret) {
-			len += scnprintf(kept + len, FP_DEVICE_POLICY_MAX - len,
-					 "%s%s", len ? "," : "", entry);
+		strscpy(fp_dev_entry, entry, sizeof(fp_dev_entry));
+		if (!fp_dev_entry_parse(fp_dev_entry, &busid, &s)) {
+			len += scnprintf(fp_dev_kept + len,
+					 FP_DEVICE_POLICY_MAX - len, "%s%s",
+					 len ? "," : "", entry);
 			continue;
 		}
 		if (live)
-			goto out;
-		ret = 0;
+			return -EINVAL;
 		pr_warn("device_policy: \"%s\" is not <bus id>=<policy>[:threshold=N][:walk_ns=N][:tlb_entries=N]: skipped\n",
 			entry);
 	}
-	strscpy(fp_device_policy_str, kept, sizeof(fp_device_policy_str));
-out:
-	kfree(kept);
-	kfree(copy);
-	return ret;
+	strscpy(fp_device_policy_str, fp_dev_kept, sizeof(fp_device_policy_str));
+	return 0;
 }
 
 static const struct kernel_param_ops fp_device_policy_ops = {

@@ -12,6 +12,23 @@
 #include "fp_core.h"
 
 /**
+ * fp_param_live() - whether @kp is being set at run time (sysfs)
+ * @kp: the parameter
+ *
+ * A module's parameters are set at its load, then at run time once it is
+ * live; built into the kernel (no kp->mod, and kp->name has the
+ * "flushpol." prefix), at boot, then at run time.
+ *
+ * Return: true at run time, false while loading or booting.
+ */
+bool fp_param_live(const struct kernel_param *kp)
+{
+	return kp->mod ? kp->mod->state == MODULE_STATE_LIVE :
+			 system_state == SYSTEM_RUNNING;
+}
+EXPORT_SYMBOL_GPL(fp_param_live);
+
+/**
  * fp_param_refuse() - what a module parameter's set op returns for junk
  * @kp: the parameter
  * @val: the value given
@@ -28,15 +45,7 @@
 int fp_param_refuse(const struct kernel_param *kp, const char *val,
 		    const char *fallback)
 {
-	/*
-	 * A module's parameters are set at its load, then at run time once
-	 * it is live; built into the kernel (no kp->mod, and kp->name has
-	 * the "flushpol." prefix), at boot, then at run time.
-	 */
-	bool running = kp->mod ? kp->mod->state == MODULE_STATE_LIVE :
-				 system_state == SYSTEM_RUNNING;
-
-	if (running)
+	if (fp_param_live(kp))
 		return -EINVAL;
 	if (kp->mod)
 		pr_warn("%s.%s=%.40s is not valid: ignored, it stays %s\n",

@@ -252,6 +252,7 @@ enum fp_stat {
 #define MODULE_FP_POLICY(name)		MODULE_ALIAS(FP_POLICY_ALIAS name)
 
 struct kernel_param;
+bool fp_param_live(const struct kernel_param *kp);
 int fp_param_refuse(const struct kernel_param *kp, const char *val,
 		    const char *fallback);
 
