@@ -60,10 +60,16 @@ static const struct fpu_case fpu_cases[] = {
 	{ SZ_1G,       SZ_2M, SZ_1G / SZ_4K + 1, 2, 2, 2 },
 };
 
+/* A case's name: "<size>K-in-<page size>K". */
+static void fpu_desc(size_t size, size_t pgsize, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%zuK-in-%zuK", size / SZ_1K,
+		 pgsize / SZ_1K);
+}
+
 static void fpu_case_desc(const struct fpu_case *c, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%zuK-in-%zuK", c->size / SZ_1K,
-		 c->pgsize / SZ_1K);
+	fpu_desc(c->size, c->pgsize, desc);
 }
 
 KUNIT_ARRAY_PARAM(fpu_case, fpu_cases, fpu_case_desc);
@@ -314,8 +320,7 @@ static const struct fpu_v2_case fpu_v2_cases[] = {
 
 static void fpu_v2_case_desc(const struct fpu_v2_case *c, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%zuK-in-%zuK", c->size / SZ_1K,
-		 c->pgsize / SZ_1K);
+	fpu_desc(c->size, c->pgsize, desc);
 }
 
 KUNIT_ARRAY_PARAM(fpu_v2_case, fpu_v2_cases, fpu_v2_case_desc);
