@@ -134,6 +134,24 @@ static void fpt_v3_cfgi(struct fpt_v3_fake *f, const u64 *cmd, bool range)
 	f->cfgi++;
 }
 
+static bool fpt_v3_ste_translates(const u64 *ste)
+{
+	return (ste[0] & STE_0_V) &&
+	       FIELD_GET(STE_0_CFG, ste[0]) == STE_0_CFG_S1_TRANS;
+}
+
+/* The SMMU fetches stream @sid's STE from memory, whatever it was. */
+static void fpt_v3_fetch_ste(struct fpt_v3_fake *f, u32 sid)
+{
+	struct fpt_v3_stream *s = &f->streams[sid];
+	const __le64 *e = &f->smmu.strtab.base[sid * STE_DWORDS];
+	unsigned int i;
+
+	for (i = 0; i < STE_DWORDS; i++)
+		s->cached_ste[i] = le64_to_cpu(READ_ONCE(e[i]));
+	s->cached = fpt_v3_ste_translates(s->cached_ste) ? s->ste : NULL;
+}
+
 /* CMD_SYNC: every command before it completes, configuration included. */
 static void fpt_v3_sync(struct fpt_v3_fake *f)
 {
@@ -143,10 +161,13 @@ static void fpt_v3_sync(struct fpt_v3_fake *f)
 	for (i = 0; i < FPT_V3_STREAMS; i++) {
 		struct fpt_v3_stream *s = &f->streams[i];
 
-		if (s->cfgi) {
+		if (!s->cfgi)
+			continue;
+		if (s->table)
+			fpt_v3_fetch_ste(f, i);
+		else
 			s->cached = s->ste;
-			s->cfgi = false;
-		}
+		s->cfgi = false;
 	}
 	f->syncs++;
 	f->since_sync = 0;
@@ -633,6 +654,65 @@ struct fpm_ctx *fpt_v3_fake_cached(struct fpt_v3_fake *f, u32 sid)
 	mc = f->streams[sid].cached;
 	raw_spin_unlock_irqrestore(&f->lock, flags);
 	return mc;
+}
+
+/*
+ * A device on stream @sid, busy on [@iova, @iova + @size), whose STE the
+ * SMMU reads from the driver's stream table (linear, holding @sid): now,
+ * and again as each CFGI reaching it completes.  @mc is the context an
+ * S1-translate STE's CD leads to.
+ */
+void fpt_v3_fake_stream_table(struct fpt_v3_fake *f, u32 sid,
+			      struct fpm_ctx *mc, unsigned long iova,
+			      size_t size)
+{
+	struct fpt_v3_stream *s = &f->streams[sid];
+	unsigned long flags;
+
+	KUNIT_ASSERT_FALSE(f->test, f->smmu.strtab.two_level);
+	KUNIT_ASSERT_LT(f->test, sid, BIT(f->smmu.strtab.sid_bits));
+	raw_spin_lock_irqsave(&f->lock, flags);
+	*s = (struct fpt_v3_stream) {
+		.ste = mc, .iova = iova, .size = size, .table = true,
+	};
+	fpt_v3_fetch_ste(f, sid);
+	raw_spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/* The STE the SMMU uses for stream @sid (fpt_v3_fake_stream_table()). */
+void fpt_v3_fake_cached_ste(struct fpt_v3_fake *f, u32 sid, u64 *ste)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&f->lock, flags);
+	memcpy(ste, f->streams[sid].cached_ste, sizeof(f->streams[sid].cached_ste));
+	raw_spin_unlock_irqrestore(&f->lock, flags);
+}
+
+/*
+ * An access by the device on stream @sid to @iova, through what the SMMU
+ * has cached for the stream, not what memory says.
+ */
+enum fpt_v3_dma fpt_v3_fake_dma(struct fpt_v3_fake *f, u32 sid,
+				unsigned long iova)
+{
+	struct fpt_v3_stream *s = &f->streams[sid];
+	struct fpm_ctx *mc;
+	unsigned long flags;
+	u64 ste0;
+	bool table;
+
+	raw_spin_lock_irqsave(&f->lock, flags);
+	mc = s->cached;
+	table = s->table;
+	ste0 = s->cached_ste[0];
+	raw_spin_unlock_irqrestore(&f->lock, flags);
+	if (table && (ste0 & STE_0_V) &&
+	    FIELD_GET(STE_0_CFG, ste0) == STE_0_CFG_BYPASS)
+		return FPT_DMA_BYPASS;
+	if (!mc)
+		return FPT_DMA_ABORT;
+	return fpm_access(mc, iova) ? FPT_DMA_TRANSLATED : FPT_DMA_FAULT;
 }
 
 struct fpt_v3_consumer {

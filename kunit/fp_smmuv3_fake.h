@@ -59,6 +59,11 @@ struct fpt_v3_fake;
  * @cfgi: a CFGI reaching it was consumed; the next CMD_SYNC drops @cached
  * @iova: start of the device's working set
  * @size: its length; the device walks it after every command
+ * @table: the SMMU reads the stream's STE from the driver's linear stream
+ *	table as a CFGI reaching it completes; @ste is then the context an
+ *	S1-translate STE's CD leads to (CDs are not modelled), and @cached
+ *	is @ste only while the STE cached says S1 translate
+ * @cached_ste: the STE it read then
  */
 struct fpt_v3_stream {
 	struct fpm_ctx *ste;
@@ -66,6 +71,16 @@ struct fpt_v3_stream {
 	bool cfgi;
 	unsigned long iova;
 	size_t size;
+	bool table;
+	u64 cached_ste[STE_DWORDS];
+};
+
+/* What a device's access on a stream meets, as the SMMU has it cached. */
+enum fpt_v3_dma {
+	FPT_DMA_ABORT,		/* an abort or invalid STE */
+	FPT_DMA_BYPASS,		/* a bypass STE: untranslated */
+	FPT_DMA_TRANSLATED,	/* translated by the cached context */
+	FPT_DMA_FAULT,		/* a translation fault in that context */
 };
 
 /**
@@ -212,6 +227,12 @@ void fpt_v3_fake_stream(struct fpt_v3_fake *f, u32 sid, struct fpm_ctx *mc,
 			unsigned long iova, size_t size);
 void fpt_v3_fake_ste(struct fpt_v3_fake *f, u32 sid, struct fpm_ctx *mc);
 struct fpm_ctx *fpt_v3_fake_cached(struct fpt_v3_fake *f, u32 sid);
+void fpt_v3_fake_stream_table(struct fpt_v3_fake *f, u32 sid,
+			      struct fpm_ctx *mc, unsigned long iova,
+			      size_t size);
+void fpt_v3_fake_cached_ste(struct fpt_v3_fake *f, u32 sid, u64 *ste);
+enum fpt_v3_dma fpt_v3_fake_dma(struct fpt_v3_fake *f, u32 sid,
+				unsigned long iova);
 int fpt_v3_fake_start_consumer(struct fpt_v3_fake *f, unsigned int per_run);
 void fpt_v3_fake_stop_consumer(struct fpt_v3_fake *f);
 void fpt_v3_fake_cons_override(struct fpt_v3_fake *f, u32 val,

@@ -344,12 +344,215 @@ static void context_follows_group_type_change(struct kunit *test)
 	ida_destroy(&f->smmu.asids);
 }
 
+#define FPT_ATTACH_SID	2
+
+/* Before the test frees dev->iommu: the device outlives it. */
+static void fpt_attach_device_release(void *data)
+{
+	struct device *dev = data;
+
+	dev->iommu = NULL;
+}
+
+/* A device behind @f on FPT_ATTACH_SID, as probe_device leaves it. */
+static struct device *fpt_attach_device(struct kunit *test,
+					struct fpt_v3_fake *f)
+{
+	struct smmuv3_device *smmu = &f->smmu;
+	struct iommu_fwspec *fwspec;
+	struct smmuv3_master *master;
+	struct device *dev;
+
+	smmu->strtab.sid_bits = 2;
+	smmu->strtab.base = kunit_kcalloc(test, STE_DWORDS << 2,
+					  sizeof(__le64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, smmu->strtab.base);
+	mutex_init(&smmu->ste_lock);
+
+	dev = fpt_device_register(test, "fpt-attach");
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(dev));
+	dev->iommu = kunit_kzalloc(test, sizeof(*dev->iommu), GFP_KERNEL);
+	fwspec = kunit_kzalloc(test, struct_size(fwspec, ids, 1), GFP_KERNEL);
+	master = kunit_kzalloc(test, sizeof(*master), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dev->iommu);
+	KUNIT_ASSERT_NOT_NULL(test, fwspec);
+	KUNIT_ASSERT_NOT_NULL(test, master);
+	fwspec->ids[0] = FPT_ATTACH_SID;
+	fwspec->num_ids = 1;
+	dev->iommu->fwspec = fwspec;
+	master->smmu = smmu;
+	master->dev = dev;
+	/* dev_iommu_priv_set() wants the core's probe lock: not ours. */
+	dev->iommu->priv = master;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpt_attach_device_release,
+							dev), 0);
+	return dev;
+}
+
+/*
+ * A paging domain of the driver attached to @dev through attach_dev, its
+ * device busy on 2M at SZ_1G: the SMMU has its STE and CD cached, and the
+ * TLB holds the working set.  @cd names the CD the STE points at (no CD
+ * is made: the model stands for it).
+ */
+static struct smmuv3_domain *fpt_attached(struct kunit *test,
+					  struct fpt_v3_fake *f,
+					  struct device *dev, dma_addr_t cd,
+					  struct fpm_ctx **mc)
+{
+	struct smmuv3_domain *dom = fpt_domain(test, &f->smmu);
+
+	dom->domain.type = IOMMU_DOMAIN_DMA;
+	dom->domain.ops = &smmuv3_paging_ops;
+	dom->cd_dma = cd;
+	*mc = fpt_domain_model(test, f, dom);
+	fpt_domain_map(test, dom, SZ_1G, SZ_1G, SZ_2M);
+	fpt_v3_fake_stream_table(f, FPT_ATTACH_SID, *mc, SZ_1G, SZ_2M);
+	KUNIT_ASSERT_EQ(test, smmuv3_attach_paging(&dom->domain, dev), 0);
+	KUNIT_ASSERT_PTR_EQ(test, fpt_v3_fake_cached(f, FPT_ATTACH_SID), *mc);
+	KUNIT_ASSERT_EQ(test, fpt_v3_fake_dma(f, FPT_ATTACH_SID, SZ_1G),
+			FPT_DMA_TRANSLATED);
+	return dom;
+}
+
+/* The device stops before its context goes, whatever the SMMU cached. */
+static void fpt_detached_destroy(struct fpt_v3_fake *f,
+				 struct smmuv3_domain *dom, struct fpm_ctx *mc)
+{
+	fpt_v3_fake_stream(f, FPT_ATTACH_SID, NULL, 0, 0);
+	dom->cd_dma = 0;
+	fpm_ctx_destroy(mc);
+	smmuv3_domain_destroy(dom);
+}
+
+/* The device's entry in /sys/kernel/flushpol/devices: 0, or -ENOENT. */
+static int fpt_device_linked(struct device *dev)
+{
+	char path[96], buf[16];
+	ssize_t ret;
+
+	snprintf(path, sizeof(path), "/sys/kernel/flushpol/devices/%s/strict",
+		 dev_name(dev));
+	ret = fpt_read_file(path, buf, sizeof(buf));
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * identity or blocked after a paging domain: the SMMU must use the new
+ * STE before the attach returns, so a CFGI_STE and a completed CMD_SYNC,
+ * or the device goes on translating through the old domain's cached STE
+ * and CD (and refilling its TLB entries), whatever memory says.  The
+ * device leaves the old context's links.
+ */
+static void fpt_leave_paging(struct kunit *test, struct iommu_domain *to,
+			     u8 cfg, enum fpt_v3_dma dma)
+{
+	struct fpt_v3_fake *f = fpt_domain_fake(test);
+	struct device *dev = fpt_attach_device(test, f);
+	u64 ste[STE_DWORDS];
+	struct smmuv3_domain *dom;
+	struct fpm_ctx *mc;
+
+	f->smmu.asid_max = 1;
+	dom = fpt_attached(test, f, dev, SZ_64K, &mc);
+	KUNIT_ASSERT_EQ(test, fpt_device_linked(dev), 0);
+
+	KUNIT_EXPECT_EQ(test, to->ops->attach_dev(to, dev), 0);
+	fpt_v3_fake_cached_ste(f, FPT_ATTACH_SID, ste);
+	KUNIT_EXPECT_TRUE(test, ste[0] & STE_0_V);
+	KUNIT_EXPECT_EQ_MSG(test, FIELD_GET(STE_0_CFG, ste[0]), cfg,
+			    "the SMMU still uses the STE it cached");
+	KUNIT_EXPECT_NULL(test, fpt_v3_fake_cached(f, FPT_ATTACH_SID));
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_dma(f, FPT_ATTACH_SID, SZ_1G), dma);
+	KUNIT_EXPECT_EQ(test, fpt_device_linked(dev), -ENOENT);
+
+	fpt_detached_destroy(f, dom, mc);
+	KUNIT_EXPECT_EQ(test, fpm_ghost_entries(f->model), 0);
+	ida_destroy(&f->smmu.asids);
+}
+
+static void identity_after_paging_bypasses_at_once(struct kunit *test)
+{
+	fpt_leave_paging(test, &smmuv3_identity_domain, STE_0_CFG_BYPASS,
+			 FPT_DMA_BYPASS);
+}
+
+static void blocked_after_paging_aborts_at_once(struct kunit *test)
+{
+	fpt_leave_paging(test, &smmuv3_blocked_domain, STE_0_CFG_ABORT,
+			 FPT_DMA_ABORT);
+}
+
+/*
+ * A domain whose finalise fails after taking an ASID (on UML at its CD,
+ * which NO_DMA cannot allocate; elsewhere at its page table, for an
+ * output size io-pgtable refuses): the attach fails with the device still
+ * on the domain it had, no CFGI sent, its STE unchanged in memory and in
+ * the SMMU, and the ASID given back.  So does a domain_alloc_paging that
+ * fails so.
+ */
+static void failed_attach_keeps_previous_ste_and_asid(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_domain_fake(test);
+	struct device *dev = fpt_attach_device(test, f);
+	u64 before[STE_DWORDS], ste[STE_DWORDS];
+	struct smmuv3_domain *dom, *next;
+	struct iommu_domain *alloc;
+	__le64 *mem = &f->smmu.strtab.base[FPT_ATTACH_SID * STE_DWORDS];
+	unsigned long cfgi;
+	struct fpm_ctx *mc;
+	int asid, i;
+
+	f->smmu.asid_max = 2;
+	dom = fpt_attached(test, f, dev, SZ_64K, &mc);
+	fpt_v3_fake_cached_ste(f, FPT_ATTACH_SID, before);
+	cfgi = f->cfgi;
+
+	f->smmu.oas = 64;
+	next = smmuv3_domain_new();
+	KUNIT_ASSERT_NOT_NULL(test, next);
+	next->domain.type = IOMMU_DOMAIN_DMA;
+	next->domain.ops = &smmuv3_paging_ops;
+	KUNIT_EXPECT_LT(test, smmuv3_attach_paging(&next->domain, dev), 0);
+	KUNIT_EXPECT_EQ(test, f->cfgi - cfgi, 0);
+	for (i = 0; i < STE_DWORDS; i++)
+		KUNIT_EXPECT_EQ(test, le64_to_cpu(mem[i]), before[i]);
+	fpt_v3_fake_cached_ste(f, FPT_ATTACH_SID, ste);
+	KUNIT_EXPECT_EQ(test, memcmp(ste, before, sizeof(ste)), 0);
+	KUNIT_EXPECT_PTR_EQ(test, fpt_v3_fake_cached(f, FPT_ATTACH_SID), mc);
+	KUNIT_EXPECT_EQ(test, fpt_v3_fake_dma(f, FPT_ATTACH_SID, SZ_1G),
+			FPT_DMA_TRANSLATED);
+	KUNIT_EXPECT_EQ(test, fpt_device_linked(dev), 0);
+	smmuv3_domain_free(&next->domain);
+
+	alloc = smmuv3_domain_alloc_paging(dev);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(alloc));
+	if (!IS_ERR(alloc))
+		smmuv3_domain_free(alloc);
+	KUNIT_EXPECT_EQ(test, f->cfgi - cfgi, 0);
+
+	asid = ida_alloc_range(&f->smmu.asids, SMMUV3_ASID_MIN,
+			       f->smmu.asid_max, GFP_KERNEL);
+	KUNIT_EXPECT_EQ_MSG(test, asid, 2, "a failed attach kept its ASID");
+	if (asid >= 0)
+		ida_free(&f->smmu.asids, asid);
+
+	f->smmu.oas = 48;
+	smmuv3_attach_blocked(&smmuv3_blocked_domain, dev);
+	fpt_detached_destroy(f, dom, mc);
+	ida_destroy(&f->smmu.asids);
+}
+
 static struct kunit_case fpt_domain_cases[] = {
 	KUNIT_CASE(asid_of_unflushed_domain_not_reused),
 	KUNIT_CASE(asid_reused_after_teardown_sees_nothing_stale),
 	KUNIT_CASE(asid_retired_by_final_flush_not_by_statistic),
 	KUNIT_CASE(tables_of_unflushed_domain_leaked),
 	KUNIT_CASE(context_follows_group_type_change),
+	KUNIT_CASE(identity_after_paging_bypasses_at_once),
+	KUNIT_CASE(blocked_after_paging_aborts_at_once),
+	KUNIT_CASE(failed_attach_keeps_previous_ste_and_asid),
 	{}
 };
 
