@@ -22,4 +22,11 @@
 #define fp_gather_freelist(gather)	(&(gather)->freelist)
 #endif
 
+/* What a kset's uevent ops are handed: a const kobject since 6.2. */
+#ifdef FP_HAVE_KSET_UEVENT_OPS_CONST
+#define FP_UEVENT_KOBJ	const struct kobject
+#else
+#define FP_UEVENT_KOBJ	struct kobject
+#endif
+
 #endif /* _FP_CORE_COMPAT_H */

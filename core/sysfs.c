@@ -386,7 +386,7 @@ void fp_sysfs_unlink_device(struct fp_context *ctx, const char *name,
 		sysfs_remove_link(fp_devices_kobj, name);
 }
 
-static int fp_contexts_uevent(const struct kobject *kobj,
+static int fp_contexts_uevent(FP_UEVENT_KOBJ *kobj,
 			      struct kobj_uevent_env *env)
 {
 	/* The kset's own uevents are not a context's. */
@@ -397,7 +397,7 @@ static int fp_contexts_uevent(const struct kobject *kobj,
 }
 
 /* SUBSYSTEM=flushpol: what a udev rule matches, not the kset's name. */
-static const char *fp_contexts_uevent_name(const struct kobject *kobj)
+static const char *fp_contexts_uevent_name(FP_UEVENT_KOBJ *kobj)
 {
 	return "flushpol";
 }

@@ -38,7 +38,8 @@ struct smmuv2_device *smmuv2_device_create_impl(const struct smmuv2_device_cfg *
 		return ERR_PTR(-ENOMEM);
 	smmu->cfg = *cfg;
 	smmu->impl = impl;
-	strscpy(smmu->name, cfg->name ?: dev_name(cfg->dev));
+	strscpy(smmu->name, cfg->name ?: dev_name(cfg->dev),
+		sizeof(smmu->name));
 	smmu->cfg.name = smmu->name;
 	if (!smmu->cfg.sync_timeout_us)
 		smmu->cfg.sync_timeout_us = SMMUV2_SYNC_TIMEOUT_US;
