@@ -166,6 +166,7 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 	mutex_lock(&fp_contexts_lock);
 	pol = fp_initial_policy(ctx, param, &why);
 	if (pol) {
+		ctx->leaf = fp_leaf_mode(pol);
 		RCU_INIT_POINTER(ctx->policy, pol);
 		fp_context_publish(ctx, truncated);
 		list_add_tail(&ctx->node, &fp_contexts);
@@ -225,6 +226,7 @@ void fp_context_destroy(struct fp_context *ctx)
 	 */
 	mutex_lock(&fp_contexts_lock);
 	mutex_lock(&ctx->lock);
+	WRITE_ONCE(ctx->leaf, 0);
 	pol = rcu_replace_pointer(ctx->policy, NULL,
 				  lockdep_is_held(&ctx->lock));
 	pol_owner = pol->owner;
@@ -237,6 +239,20 @@ void fp_context_destroy(struct fp_context *ctx)
 	module_put(owner);
 }
 EXPORT_SYMBOL_GPL(fp_context_destroy);
+
+/*
+ * Make @pol the policy of @ctx, under @ctx->lock.  Its one-leaf mode is
+ * read by fp_iotlb_sync() without the policy pointer: a sync racing the
+ * switch may send either policy's one-leaf flush, each a complete
+ * invalidation of that leaf, and touches neither policy's memory, so the
+ * old one's module may go as soon as its pinned calls are done.
+ */
+static void fp_context_install(struct fp_context *ctx, struct fp_policy *pol)
+{
+	lockdep_assert_held(&ctx->lock);
+	WRITE_ONCE(ctx->leaf, fp_leaf_mode(pol));
+	rcu_assign_pointer(ctx->policy, pol);
+}
 
 /* Who asks for a switch. */
 enum fp_switch_by {
@@ -267,7 +283,7 @@ static int fp_context_switch(struct fp_context *ctx, const char *name,
 		} else {
 			old = rcu_dereference_protected(ctx->policy,
 							lockdep_is_held(&ctx->lock));
-			rcu_assign_pointer(ctx->policy, pol);
+			fp_context_install(ctx, pol);
 			ctx->auto_policy = by != FP_SWITCH_USER;
 		}
 		/* Read while @old is still registered: it is in use. */

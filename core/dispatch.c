@@ -319,16 +319,32 @@ static void fp_sync_failed(struct fp_context *ctx, int ret)
 	pr_err_ratelimited("%s: TLB sync failed: %d\n", ctx->name, ret);
 }
 
+/* The gather's tracepoint on the one-leaf path, with the policy pinned. */
+static void fp_trace_leaf_gather(struct fp_context *ctx,
+				 const struct iommu_iotlb_gather *gather)
+{
+	struct fp_policy *pol;
+	int idx;
+
+	pol = fp_policy_pin(ctx, &idx);
+	trace_flushpol_gather(ctx->name, pol->name, gather->start, gather->end,
+			      gather->pgsize);
+	fp_policy_unpin(idx);
+}
+
 /*
- * A strict unmap's gather of one leaf, under a built-in policy that sends
- * for it one precise command and a sync (&fp_policy.one_leaf): sent here,
- * with the backend's command-and-sync operation, as the policy would send
- * it, and counted with one add (fp_stats.leaf), not four.  The policy is
- * the one read now, at the sync, as for every gather; a built-in one
- * needs no pin.  No fp_unmap() record covers what its gather holds:
- * leaves gathered with none (fp_unmap_leaves(), or the driver's own
- * unmaps), of one call or of several merged into the gather; so nothing
- * covers it (coverage.c, G), as flush_gather would have been told.
+ * A strict unmap's gather of one leaf, under a policy that sends for it
+ * one precise command and a sync (&fp_policy.one_leaf): sent here, with
+ * the backend's command-and-sync operation, as the policy would send it,
+ * timed as the policy would time it (&fp_policy.times_flushes), and
+ * counted with one add (fp_stats.leaf), not four.  What to send is the
+ * context's policy's as read now, at the sync, as for every gather, from
+ * the copy the context keeps (&fp_context.leaf): nothing of the policy is
+ * read, so nothing needs pinning, built in or not (except to trace its
+ * name).  No fp_unmap() record covers what its gather holds: leaves
+ * gathered with none (fp_unmap_leaves(), or the driver's own unmaps), of
+ * one call or of several merged into the gather; so nothing covers it
+ * (coverage.c, G), as flush_gather would have been told.
  *
  * Return: false, having done nothing, if the policy or the backend cannot
  * take this path.
@@ -336,20 +352,24 @@ static void fp_sync_failed(struct fp_context *ctx, int ret)
 static bool fp_sync_leaf(struct fp_context *ctx,
 			 const struct iommu_iotlb_gather *gather)
 {
-	const struct fp_policy *pol = rcu_access_pointer(ctx->policy);
 	const struct fp_hw_ops *ops = ctx->cfg.ops;
+	unsigned int mode = READ_ONCE(ctx->leaf);
 	unsigned int n = 1;
-	bool range;
+	bool range, timed;
+	u64 t0 = 0;
 	int ret;
 
-	if (!fp_policy_builtin(pol) || !pol->one_leaf)
+	if (!(mode & FP_LEAF_ONE))
 		return false;
-	range = pol->one_leaf == FP_ONE_LEAF_PRECISE && ops->inv_range;
+	range = (mode & FP_LEAF_ONE) == FP_ONE_LEAF_PRECISE && ops->inv_range;
 	if (range ? !ops->inv_range_sync : !ops->inv_va_sync)
 		return false;
 
-	trace_flushpol_gather(ctx->name, pol->name, gather->start, gather->end,
-			      gather->pgsize);
+	if (trace_flushpol_gather_enabled())
+		fp_trace_leaf_gather(ctx, gather);
+	timed = (mode & FP_LEAF_TIMED) && fp_estimate_sample_due(&ctx->est);
+	if (timed)
+		t0 = fp_context_clock(ctx);
 	fp_policy_call_begin();
 	if (range)
 		ret = ops->inv_range_sync(ctx, gather->start, gather->pgsize,
@@ -358,6 +378,8 @@ static bool fp_sync_leaf(struct fp_context *ctx,
 		ret = ops->inv_va_sync(ctx, gather->start, gather->pgsize,
 				       gather->pgsize, true);
 	fp_policy_call_end();
+	if (timed && !ret)
+		fp_estimate_sample(&ctx->est, n, fp_context_clock(ctx) - t0);
 	trace_flushpol_inv(ctx->name, range ? "range-leaf" : "va-leaf",
 			   gather->start, gather->pgsize, n);
 	fp_stat_add_leaf(ctx, range ? FP_LEAF_RANGE : FP_LEAF_VA);

@@ -5,8 +5,9 @@
  * the entries mapped through fp_map() and not yet unmapped (the footprint
  * a context-wide flush can destroy), how much of that is streamed (used
  * once, so not worth keeping), and what software cannot measure (walk
- * cost, TLB size), from the backend or sysfs.  The policy itself
- * (policy/adaptive.c) times its flushes and decides.
+ * cost, TLB size), from the backend or sysfs, and what the flushes it
+ * times teach (fp_estimate_sample()).  The policy itself
+ * (policy/adaptive.c) decides.
  */
 #define pr_fmt(fmt) "flushpol: " fmt
 
@@ -170,6 +171,86 @@ u64 fp_context_clock(struct fp_context *ctx)
 	return ops->clock ? ops->clock(ctx) : ktime_get_ns();
 }
 EXPORT_SYMBOL_GPL(fp_context_clock);
+
+/*
+ * The costs a policy that times its flushes learns (&fp_policy.
+ * times_flushes): the time of one command and its sync, and of each
+ * command beyond the first, moving averages of 1/8 per sample, each sample
+ * capped at four times its average so that a preempted or interrupted
+ * flush does not swing it.  All of the first 64 flushes are timed, then
+ * one in 64 per CPU: the clock reads are what timing costs.  Here, not in
+ * the policy, because the core's one-leaf path (fp_iotlb_sync()) sends
+ * flushes in such a policy's place, and times them as it would.
+ */
+#define FP_EST_WARMUP		64
+#define FP_EST_EVERY		64
+#define FP_EST_WEIGHT_SHIFT	3
+#define FP_EST_CLAMP		4
+
+static DEFINE_PER_CPU(unsigned int, fp_est_tick);
+
+/**
+ * fp_estimate_sample_due() - whether to time the flush about to be sent
+ * @e: the context's estimate
+ *
+ * Context: any; preemptible or not.
+ * Return: true for each of the first samples, then for one flush in 64 on
+ * each CPU.
+ */
+bool fp_estimate_sample_due(struct fp_estimate *e)
+{
+	if (READ_ONCE(e->samples) < FP_EST_WARMUP)
+		return true;
+	/*
+	 * this_cpu_, not raw_cpu_: flushes run preemptible, and a task moved
+	 * to another CPU between raw_cpu_'s load and store would write the
+	 * old CPU's count while that CPU increments it: a data race, if only
+	 * one that moves which flush is timed.  On arm64 and x86 this_cpu_
+	 * is one atomic instruction with preemption off around it.
+	 */
+	return !(this_cpu_inc_return(fp_est_tick) % FP_EST_EVERY);
+}
+EXPORT_SYMBOL_GPL(fp_estimate_sample_due);
+
+static u32 fp_estimate_average(u32 avg16, u64 sample16)
+{
+	u64 cap = (u64)avg16 * FP_EST_CLAMP + 16;
+	s64 d = (s64)min(sample16, cap) - avg16;
+
+	return clamp_t(s64, avg16 + d / (1 << FP_EST_WEIGHT_SHIFT), 1,
+		       U32_MAX);
+}
+
+/**
+ * fp_estimate_sample() - learn from a timed flush that completed
+ * @e: the context's estimate
+ * @n: the commands it sent before its sync (at least 1)
+ * @t: how long the commands and the sync took, by fp_context_clock()
+ *
+ * A flush of one command teaches the base cost (a command and its sync),
+ * a flush of more the cost of each command beyond the first.  A failed
+ * sync is no sample: do not call this for one.
+ *
+ * Context: any.  Concurrent samples may lose one another's update, never
+ * more: each field is written whole.
+ */
+void fp_estimate_sample(struct fp_estimate *e, unsigned long n, u64 t)
+{
+	u64 t16 = t << 4;
+	u32 base16 = READ_ONCE(e->base_ns16);
+
+	if (n == 1) {
+		WRITE_ONCE(e->base_ns16, fp_estimate_average(base16, t16));
+	} else {
+		/* n - 1 may not fit div_u64()'s 32-bit divisor. */
+		u64 per16 = t16 > base16 ? div64_u64(t16 - base16, n - 1) : 0;
+
+		WRITE_ONCE(e->cmd_ns16,
+			   fp_estimate_average(READ_ONCE(e->cmd_ns16), per16));
+	}
+	WRITE_ONCE(e->samples, READ_ONCE(e->samples) + 1);
+}
+EXPORT_SYMBOL_GPL(fp_estimate_sample);
 
 /*
  * Whether the context has at least @need (>= 1) live entries mapped.

@@ -49,6 +49,13 @@ struct fp_context {
 	char name[FP_CONTEXT_NAME_MAX];
 	struct fp_context_cfg cfg;
 	struct fp_policy __rcu *policy;
+	/*
+	 * What fp_iotlb_sync() sends for a gather of one leaf in @policy's
+	 * place: its &fp_policy.one_leaf, and FP_LEAF_TIMED if it times its
+	 * flushes.  Copied when @policy is installed (fp_context_install()),
+	 * so that path reads nothing of a policy that may be going away.
+	 */
+	u8 leaf;
 	/* Serialises policy switches; dispatch only pins (dispatch.c). */
 	struct mutex lock;
 	/* The policy is the backend's choice, not a user's (under @lock). */
@@ -313,6 +320,18 @@ extern struct fp_policy fp_policy_threshold;
  * context: calls into them are not pinned (dispatch.c).  @pol is compared,
  * never read: it may be a module's, gone by now.
  */
+#define FP_LEAF_ONE	0x3	/* enum fp_one_leaf */
+#define FP_LEAF_TIMED	0x4
+
+/* &fp_context.leaf for @pol; 0 for none. */
+static inline u8 fp_leaf_mode(const struct fp_policy *pol)
+{
+	BUILD_BUG_ON(FP_ONE_LEAF_PRECISE > FP_LEAF_ONE);
+	if (!pol || !pol->one_leaf)
+		return 0;
+	return pol->one_leaf | (pol->times_flushes ? FP_LEAF_TIMED : 0);
+}
+
 static inline bool fp_policy_builtin(const struct fp_policy *pol)
 {
 	return pol == &fp_policy_va || pol == &fp_policy_range ||

@@ -196,14 +196,19 @@ enum fp_one_leaf {
  *	covered, if it is one precise command and a sync: FP_ONE_LEAF_VA (by
  *	VA), FP_ONE_LEAF_PRECISE (by range where the backend has range
  *	commands, by VA otherwise).  The core then sends it itself, without
- *	calling @flush_gather (fp_iotlb_sync()); honoured for the core's own
- *	policies only.  0: always call @flush_gather.
+ *	calling @flush_gather or pinning the policy (fp_iotlb_sync()): it
+ *	copies @one_leaf into the context when the policy is installed, so
+ *	that path reads nothing of the policy's.  0: always call
+ *	@flush_gather.
  * @reads_estimate: the policy reads the context's footprint
  *	(fp_estimate_footprint() and what uses it): the core counts what
  *	fp_map() and fp_unmap() map and unmap, for every context, only
  *	while such a policy is registered.  A context that mapped through
  *	fp_map() before then has an unknown footprint from then on: the TLB
  *	full.
+ * @times_flushes: the policy times flushes and learns their cost
+ *	(fp_estimate_sample_due(), fp_estimate_sample()): the flushes the
+ *	core sends for @one_leaf are timed as the policy would time them.
  * @list: registry linkage, owned by the core.
  *
  * Each call runs inside a read section of the core's SRCU, which keeps
@@ -225,6 +230,7 @@ struct fp_policy {
 	void (*flush_context)(struct fp_context *ctx);
 	enum fp_one_leaf one_leaf;
 	bool reads_estimate;
+	bool times_flushes;
 	struct list_head list;
 };
 
@@ -289,6 +295,8 @@ u64 fp_context_stat(struct fp_context *ctx, enum fp_stat stat);
 void fp_context_reset_stats(struct fp_context *ctx);
 struct fp_estimate *fp_context_estimate(struct fp_context *ctx);
 u64 fp_context_clock(struct fp_context *ctx);
+bool fp_estimate_sample_due(struct fp_estimate *e);
+void fp_estimate_sample(struct fp_estimate *e, unsigned long n, u64 t);
 unsigned long fp_estimate_footprint(struct fp_estimate *e);
 unsigned long fp_estimate_streamed(struct fp_estimate *e);
 unsigned long fp_estimate_crossover(struct fp_estimate *e);

@@ -1341,6 +1341,19 @@ static u64 fpt_unmap_switch_sync(struct kunit *test, struct fpt_rig *rig,
 	return start;
 }
 
+/* Strict unmaps of one leaf fp_iotlb_sync() sent by its leaf path. */
+static u64 fpt_leaf_syncs(struct fp_context *ctx)
+{
+	u64 sum = 0;
+	int cpu, k;
+
+	for_each_possible_cpu(cpu)
+		for (k = 0; k < FP_LEAF_NR; k++)
+			sum += atomic64_read(&per_cpu_ptr(ctx->stats,
+							  cpu)->leaf[k]);
+	return sum;
+}
+
 /*
  * A 4K unmap leaves its leaf in the caller's gather, under whatever
  * policy; the policy read at iotlb_sync invalidates it.  Switched from va
@@ -1353,8 +1366,8 @@ static void switch_between_unmap_and_sync_uses_policy_at_sync(struct kunit *test
 	struct fpt_v3_fake *f = fpt_rig_fake;
 	u64 start;
 
-	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_8K, SZ_4K), 0);
-	fpm_access_range(&rig->mc, FPT_IOVA, SZ_8K);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_16K, SZ_4K), 0);
+	fpm_access_range(&rig->mc, FPT_IOVA, SZ_16K);
 
 	fpt_unmap_switch_sync(test, rig, FPT_IOVA, "asid", CMD_OP_TLBI_NH_ASID,
 			      CMD_OP_TLBI_NH_VA);
@@ -1367,6 +1380,21 @@ static void switch_between_unmap_and_sync_uses_policy_at_sync(struct kunit *test
 	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 1);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_UNMAPS), 2);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_SYNCS), 2);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
+
+	/*
+	 * A policy in a module of its own, whose one-leaf flush the core
+	 * sends from the context's copy: to adaptive, the by-VA command and
+	 * its sync by the leaf path; from adaptive to asid, no by-VA command.
+	 */
+	start = fpt_unmap_switch_sync(test, rig, FPT_IOVA + SZ_8K, "adaptive",
+				      CMD_OP_TLBI_NH_VA, CMD_OP_TLBI_NH_ASID);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.prod - start, 2);
+	KUNIT_EXPECT_EQ(test, fpt_leaf_syncs(rig->ctx), 2);
+	fpt_unmap_switch_sync(test, rig, FPT_IOVA + SZ_8K + SZ_4K, "asid",
+			      CMD_OP_TLBI_NH_ASID, CMD_OP_TLBI_NH_VA);
+	KUNIT_EXPECT_EQ(test, fpt_leaf_syncs(rig->ctx), 2);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_ASID), 2);
 	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
 }
 
@@ -1388,6 +1416,12 @@ static void fpt_leaf_workload(struct kunit *test, struct fpt_rig *rig,
 	struct iommu_iotlb_gather gather;
 	unsigned int i;
 
+	/*
+	 * adaptive's choices then do not depend on the host's clock: a walk
+	 * dearer than any flush the timings could teach keeps it precise.
+	 */
+	KUNIT_ASSERT_EQ(test, fp_context_set_walk_ns(rig->ctx, FP_WALK_NS_MAX),
+			0);
 	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_2M, SZ_4K), 0);
 	fp_context_reset_stats(rig->ctx);
 	for (i = 0; i < 8; i++)
@@ -1412,11 +1446,13 @@ static void fast_leaf_stats_equal_policy_path(struct kunit *test)
 		{ "threshold", &smmuv3_hw_ops },
 		{ "range", &smmuv3_hw_ops_ril },
 		{ "threshold", &smmuv3_hw_ops_ril },
+		{ "adaptive", &smmuv3_hw_ops },
+		{ "adaptive", &smmuv3_hw_ops_ril },
 	};
 	static struct fp_hw_ops slow_ops;
 	struct fpt_backend fast = fpt_fake_rig_backend, slow = fast;
 	u64 fs[FP_STAT_NR], ss[FP_STAT_NR];
-	unsigned long ftlbi, fsyncs;
+	unsigned long ftlbi, fsyncs, fsamples;
 	struct fpt_rig *rig;
 	unsigned int c, i;
 
@@ -1431,12 +1467,18 @@ static void fast_leaf_stats_equal_policy_path(struct kunit *test)
 		fpt_leaf_workload(test, rig, fs);
 		ftlbi = fpt_rig_fake->tlbi;
 		fsyncs = fpt_rig_fake->syncs;
+		fsamples = fp_context_estimate(rig->ctx)->samples;
 		fpt_rig_release(rig);
 
 		rig = fpt_fake_rig_on(test, 8, &slow, cases[c].policy);
 		fpt_leaf_workload(test, rig, ss);
 		KUNIT_EXPECT_EQ(test, fpt_rig_fake->tlbi, ftlbi);
 		KUNIT_EXPECT_EQ(test, fpt_rig_fake->syncs, fsyncs);
+		/* adaptive's: the leaf path timed what the policy times. */
+		KUNIT_EXPECT_EQ_MSG(test,
+				    fp_context_estimate(rig->ctx)->samples,
+				    fsamples, "%s, RIL %d: samples",
+				    cases[c].policy, !!cases[c].ops->inv_range);
 		fpt_rig_release(rig);
 
 		for (i = 0; i < FP_STAT_NR; i++)
@@ -1449,19 +1491,6 @@ static void fast_leaf_stats_equal_policy_path(struct kunit *test)
 	}
 }
 
-/* Strict unmaps of one leaf fp_iotlb_sync() sent by its leaf path. */
-static u64 fpt_leaf_syncs(struct fp_context *ctx)
-{
-	u64 sum = 0;
-	int cpu, k;
-
-	for_each_possible_cpu(cpu)
-		for (k = 0; k < FP_LEAF_NR; k++)
-			sum += atomic64_read(&per_cpu_ptr(ctx->stats,
-							  cpu)->leaf[k]);
-	return sum;
-}
-
 /*
  * A strict 4K unmap under va is sent by the core's leaf path (one TLBI
  * and its CMD_SYNC, smmuv3_cmdq_submit_sync()), whose statistics read as
@@ -1471,8 +1500,10 @@ static u64 fpt_leaf_syncs(struct fp_context *ctx)
 static void one_leaf_sync_takes_leaf_path(struct kunit *test)
 {
 	struct fpt_rig *rig = fpt_fake_rig(test, 8);
+	unsigned long samples;
+	struct fp_estimate *e;
 
-	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_8K, SZ_4K), 0);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_16K, SZ_4K), 0);
 	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_4K, false), SZ_4K);
 	KUNIT_EXPECT_EQ(test, fpt_leaf_syncs(rig->ctx), 1);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 1);
@@ -1483,6 +1514,22 @@ static void one_leaf_sync_takes_leaf_path(struct kunit *test)
 			SZ_4K);
 	KUNIT_EXPECT_EQ(test, fpt_leaf_syncs(rig->ctx), 0);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_ASID), 1);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
+
+	/*
+	 * adaptive, a module's policy: one leaf is always precise for it, so
+	 * the leaf path sends it, and times it as adaptive would (all of its
+	 * first flushes are samples).
+	 */
+	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, "adaptive"), 0);
+	fp_context_reset_stats(rig->ctx);
+	e = fp_context_estimate(rig->ctx);
+	samples = READ_ONCE(e->samples);
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA + SZ_8K, SZ_4K, false),
+			SZ_4K);
+	KUNIT_EXPECT_EQ(test, fpt_leaf_syncs(rig->ctx), 1);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(e->samples), samples + 1);
 	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
 }
 

@@ -36,63 +36,14 @@
 #define pr_fmt(fmt) "flushpol_adaptive: " fmt
 
 #include <linux/log2.h>
-#include <linux/math64.h>
 #include <linux/module.h>
-#include <linux/percpu.h>
 
 #include "../include/flushpol.h"
-
-#define FP_ADA_WARMUP		64	/* samples before sampling */
-#define FP_ADA_EVERY		64	/* then one flush in this many */
-#define FP_ADA_WEIGHT_SHIFT	3	/* moving average: 1/8 per sample */
-#define FP_ADA_CLAMP		4	/* samples above 4x the average: 4x */
-
-static DEFINE_PER_CPU(unsigned int, fp_ada_tick);
 
 /* Range commands: one per 5-bit window of the count, at most (NUM < 32). */
 static unsigned long fp_ada_cmds(bool range, unsigned long pages)
 {
 	return range ? DIV_ROUND_UP(fls_long(pages), 5) : pages;
-}
-
-static u32 fp_ada_average(u32 avg16, u64 sample16)
-{
-	u64 cap = (u64)avg16 * FP_ADA_CLAMP + 16;
-	s64 d = (s64)min(sample16, cap) - avg16;
-
-	return clamp_t(s64, avg16 + d / (1 << FP_ADA_WEIGHT_SHIFT), 1, U32_MAX);
-}
-
-/* Whether to time this flush: all of the first ones, then a sample. */
-static bool fp_ada_timed(struct fp_estimate *e)
-{
-	if (READ_ONCE(e->samples) < FP_ADA_WARMUP)
-		return true;
-	/*
-	 * this_cpu_, not raw_cpu_: flushes run preemptible, and a task moved
-	 * to another CPU between raw_cpu_'s load and store would write the
-	 * old CPU's count while that CPU increments it: a data race, if only
-	 * one that moves which flush is timed.  On arm64 and x86 this_cpu_
-	 * is one atomic instruction with preemption off around it.
-	 */
-	return !(this_cpu_inc_return(fp_ada_tick) % FP_ADA_EVERY);
-}
-
-static void fp_ada_sample(struct fp_estimate *e, unsigned long n, u64 t)
-{
-	u64 t16 = t << 4;
-	u32 base16 = READ_ONCE(e->base_ns16);
-
-	if (n == 1) {
-		WRITE_ONCE(e->base_ns16, fp_ada_average(base16, t16));
-	} else {
-		/* n - 1 may not fit div_u64()'s 32-bit divisor. */
-		u64 per16 = t16 > base16 ? div64_u64(t16 - base16, n - 1) : 0;
-
-		WRITE_ONCE(e->cmd_ns16,
-			   fp_ada_average(READ_ONCE(e->cmd_ns16), per16));
-	}
-	WRITE_ONCE(e->samples, READ_ONCE(e->samples) + 1);
 }
 
 static void fp_ada_decide(struct fp_context *ctx, unsigned long iova,
@@ -101,7 +52,7 @@ static void fp_ada_decide(struct fp_context *ctx, unsigned long iova,
 	struct fp_estimate *e = fp_context_estimate(ctx);
 	bool range = fp_context_has_range(ctx);
 	unsigned long n = fp_ada_cmds(range, size / granule);
-	bool timed = fp_ada_timed(e);
+	bool timed = fp_estimate_sample_due(e);
 	u64 t0 = timed ? fp_context_clock(ctx) : 0;
 	int ret;
 
@@ -117,7 +68,7 @@ static void fp_ada_decide(struct fp_context *ctx, unsigned long iova,
 		ret = fp_sync(ctx);
 	}
 	if (timed && !ret && n)
-		fp_ada_sample(e, n, fp_context_clock(ctx) - t0);
+		fp_estimate_sample(e, n, fp_context_clock(ctx) - t0);
 }
 
 static void fp_ada_flush_walk(struct fp_context *ctx, unsigned long iova,
@@ -140,7 +91,9 @@ static struct fp_policy fp_policy_adaptive = {
 	.owner		= THIS_MODULE,
 	.flush_walk	= fp_ada_flush_walk,
 	.flush_gather	= fp_ada_flush_gather,
+	.one_leaf	= FP_ONE_LEAF_PRECISE,
 	.reads_estimate	= true,
+	.times_flushes	= true,
 };
 
 static int __init fp_adaptive_init(void)
