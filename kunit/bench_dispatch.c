@@ -283,15 +283,18 @@ static void fpb_policy_desc(const char * const *p, char *desc)
 
 KUNIT_ARRAY_PARAM(fpb_policy, fpb_policies, fpb_policy_desc);
 
-/* The strict policies that send upstream's one command at 4K. */
+/*
+ * The strict policies that send upstream's one command at 4K; adaptive
+ * beside threshold, whose cost it is held to.
+ */
 struct fpb_comp {
 	const char *policy;
 	bool ril;
 };
 
 static const struct fpb_comp fpb_comps[] = {
-	{ "va", false }, { "threshold", false }, { "range", true },
-	{ "threshold", true },
+	{ "va", false }, { "threshold", false }, { "adaptive", false },
+	{ "range", true }, { "threshold", true }, { "adaptive", true },
 };
 
 static void fpb_comp_desc(const struct fpb_comp *c, char *desc)

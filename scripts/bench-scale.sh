@@ -41,6 +41,26 @@ if [ -f "$config" ]; then
 	debug=$({ grep -oE '^CONFIG_(KASAN|PROVE_LOCKING|PROVE_RCU|DEBUG_KMEMLEAK|KCSAN|PREEMPT_RT)=y' \
 		"$config" || true; } | sed 's/^CONFIG_//; s/=y$//' | paste -sd, | sed 's/,/, /g')
 	kernel="the arm64 kernel $(basename "$(dirname "$config")") (${debug:-no debug options})"
+	# The options that change the unmap path's code, against Debian's
+	# arm64 kernel's config when the QEMU rig has fetched it.
+	asdeb=$(sed -n 's/^# flushpol-as-debian://p' "$top/kunit/arm64-bench.config")
+	debcfg=$(printf '%s\n' "${FLUSHPOL_CACHE:-/var/cache/flushpol}"/arm64/*/image/boot/config-* |
+		sed '/-rt-/d' | sort -V | tail -n 1)
+	if [ -n "$asdeb" ] && [ -f "$debcfg" ]; then
+		# $1: option, $2: config: its line, or the line for "not set".
+		optline() {
+			grep -E "^(# )?CONFIG_$1[= ]" "$2" ||
+				echo "# CONFIG_$1 is not set"
+		}
+		differ=
+		for opt in $asdeb; do
+			[ "$(optline "$opt" "$config")" = "$(optline "$opt" "$debcfg")" ] ||
+				differ+=" $opt"
+		done
+		deb=$(basename "$debcfg" | sed 's/^config-//')
+		kernel+=", with $(echo "$asdeb" | xargs | sed 's/ /, /g')"
+		kernel+=" as Debian's $deb sets them${differ:+ except$differ}"
+	fi
 fi
 rev=$(git -C "$top" describe --always --dirty 2>/dev/null) || rev="a tree"
 {

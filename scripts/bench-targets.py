@@ -10,7 +10,9 @@ Reads, each when present:
   RESULTS_DIR/scale.md             the scale bench's tables (bench-scale.sh)
   BENCH_DIR/against-upstream.tsv   QEMU unmaps against upstream, with their
                                    intervals (bench-table.py)
-  LOG                              the arm64 KUnit run's "fp-switch:" line
+  LOG                              the arm64 bench kernel's KUnit run:
+                                   its "fp-switch:" and "fp-composition:"
+                                   lines
   DIR/strict.log, DIR/lazy.log     fio-verify.sh's consoles: switches_per_s
   RESULTS_DIR/adaptive.md          adaptive against the best fixed N
   BENCH_DIR/insn.tsv               guest instructions per 4K map and unmap,
@@ -166,6 +168,66 @@ def adaptive(res):
             + verdict(all(float(p) <= ADAPTIVE_PCT for _, _, p in got)))
 
 
+COMPOSITION_PCT = 5
+ADAPTIVE_COST_PCT = 10
+
+
+def compositions(ktap):
+    """The composition case's lines (kunit/bench_composition.c): per
+    (policy, RIL), flushpol's and upstream's way's median round, ps per
+    map and unmap, and each side's fastest and slowest round."""
+    rows = {}
+    for m in re.finditer(r"fp-composition: policy=(\S+) ril=(\d) .*?"
+                         r"fp_ps=(\d+) upstream_ps=(\d+) fp_min_ps=(\d+) "
+                         r"fp_max_ps=(\d+) upstream_min_ps=(\d+) "
+                         r"upstream_max_ps=(\d+)", read(ktap) or ""):
+        rows[(m.group(1), m.group(2) == "1")] = [int(x) for x in
+                                                m.groups()[2:]]
+    return rows
+
+
+def cname(policy, ril):
+    return f"`{policy}`" + (" with RIL" if ril else "")
+
+
+def composition(ktap):
+    """Every strict policy's 4K map and unmap through the shipped
+    composition against upstream's way, in the arm64 bench kernel."""
+    rows = compositions(ktap)
+    if not rows:
+        return "not measured in this run (no fp-composition lines)"
+    parts, ok = [], True
+    for (pol, ril), (fp, up, fmin, fmax, umin, umax) in sorted(rows.items()):
+        r = fp / up
+        ok &= r <= 1 + COMPOSITION_PCT / 100
+        parts.append(f"{cname(pol, ril)} {r:.3f}x ({fp / 1000:.0f} ns "
+                     f"[{fmin / 1000:.0f}, {fmax / 1000:.0f}] against "
+                     f"{up / 1000:.0f} ns [{umin / 1000:.0f}, "
+                     f"{umax / 1000:.0f}])")
+    return (f"median rounds, [fastest, slowest] ({dated(ktap)}): "
+            + "; ".join(parts) + ": " + verdict(ok))
+
+
+def adaptive_cost(ktap):
+    """adaptive's 4K map and unmap against threshold's, same kernel, same
+    boot, same SMMU (with and without RIL)."""
+    rows = compositions(ktap)
+    parts, ok = [], True
+    for ril in (False, True):
+        a, t = rows.get(("adaptive", ril)), rows.get(("threshold", ril))
+        if not a or not t:
+            continue
+        pct = (a[0] / t[0] - 1) * 100
+        ok &= pct <= ADAPTIVE_COST_PCT
+        parts.append(f"{'with' if ril else 'without'} RIL {a[0] / 1000:.0f} "
+                     f"ns against {t[0] / 1000:.0f} ns ({pct:+.1f}%)")
+    if not parts:
+        return "not measured in this run (no adaptive and threshold lines)"
+    return (f"the shipped composition in the arm64 bench kernel, median "
+            f"rounds ({dated(ktap)}): " + "; ".join(parts) + ": "
+            + verdict(ok))
+
+
 def per_op(total, n):
     """Instructions per operation, exactly: N is a power of two."""
     q = total / n
@@ -224,6 +286,12 @@ def main():
     print("- Policy switches: " + switch(a.arm64_ktap, a.fio_verify) + ".")
     print("- adaptive within 5% of the best fixed N on all four workloads: "
           + adaptive(a.results) + ".")
+    print("- Dispatch in the arm64 bench kernel, a 4K map and strict unmap "
+          "through the shipped composition within "
+          f"{COMPOSITION_PCT}% of the same work done upstream's way: "
+          + composition(a.arm64_ktap) + ".")
+    print(f"- adaptive's cost at 4K within {ADAPTIVE_COST_PCT}% of "
+          "`threshold`'s: " + adaptive_cost(a.arm64_ktap) + ".")
     print("- Guest instructions per 4K strict unmap, every strict policy "
           "at or below upstream's count (<= 1.00x), exact counts: "
           + insn(a.bench) + ".")

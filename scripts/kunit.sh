@@ -63,8 +63,8 @@
 #                                    options (FLUSHPOL_UML, from
 #                                    scripts/bench-uml.sh): as below, no
 #                                    test run
-#   kunit.sh --arch arm64 --bench    the scale benchmarks alone
-#                                    (flushpol_bench_scale*), in the arm64
+#   kunit.sh --arch arm64 --bench    the scale and dispatch benchmarks
+#                                    (flushpol_bench_*), in the arm64
 #                                    kernel without debug options
 #                                    (scripts/arm64-kernel.sh bench), for
 #                                    scripts/bench-scale.sh: the same
@@ -239,8 +239,11 @@ bench=
 if [ "${1:-}" = --bench ] && [ "$arch" = arm64 ]; then
 	bench=bench
 	out=${FLUSHPOL_OUT:-$top/build/bench-arm64}
-	suites=(flushpol_bench_scale flushpol_bench_scale_cmdq)
-	cmdline=("kunit.filter_glob=flushpol_bench_scale*")
+	# And the dispatch benchmark, whose composition case prices the
+	# shipped 4K path against upstream's way in the kernel users run.
+	suites=(flushpol_bench_scale flushpol_bench_scale_cmdq
+		flushpol_bench_dispatch)
+	cmdline=("kunit.filter_glob=flushpol_bench_*")
 	init_args=()
 elif [ "${1:-}" = --bench ]; then
 	out=${FLUSHPOL_OUT:-$top/build/bench-uml}
