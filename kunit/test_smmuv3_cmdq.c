@@ -1524,12 +1524,12 @@ static void one_leaf_sync_takes_leaf_path(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, "adaptive"), 0);
 	fp_context_reset_stats(rig->ctx);
 	e = fp_context_estimate(rig->ctx);
-	samples = READ_ONCE(e->samples);
+	samples = e->samples;
 	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA + SZ_8K, SZ_4K, false),
 			SZ_4K);
 	KUNIT_EXPECT_EQ(test, fpt_leaf_syncs(rig->ctx), 1);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 1);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(e->samples), samples + 1);
+	KUNIT_EXPECT_EQ(test, e->samples, samples + 1);
 	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
 }
 
