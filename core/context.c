@@ -243,9 +243,11 @@ EXPORT_SYMBOL_GPL(fp_context_destroy);
 /*
  * Make @pol the policy of @ctx, under @ctx->lock.  Its one-leaf mode is
  * read by fp_iotlb_sync() without the policy pointer: a sync racing the
- * switch may send either policy's one-leaf flush, each a complete
- * invalidation of that leaf, and touches neither policy's memory, so the
- * old one's module may go as soon as its pinned calls are done.
+ * switch may send either policy's one-leaf flush, or, if the mode it reads
+ * is none, hand the gather to whichever policy it then pins; each is a
+ * complete invalidation of that leaf.  The one-leaf flush touches neither
+ * policy's memory, so the old one's module may go as soon as its pinned
+ * calls are done.
  */
 static void fp_context_install(struct fp_context *ctx, struct fp_policy *pol)
 {
@@ -321,7 +323,9 @@ static int fp_context_switch(struct fp_context *ctx, const char *name,
  * is lost across the switch.  Returns once no call into the old policy is
  * running, if it can go away (a built-in policy cannot, and calls into it
  * are not waited for: dispatch.c), and its module is no longer pinned by
- * @ctx.  This is the one place a policy changes: the sysfs store only
+ * @ctx.  A one-leaf flush the core sends in the old policy's place
+ * (fp_iotlb_sync()) may still be running: it calls no code of the policy
+ * and reads none of its memory.  This is the one place a policy changes: the sysfs store only
  * parses.
  *
  * Context: process context; may sleep (for a module load).

@@ -359,15 +359,15 @@ static bool fp_sync_leaf(struct fp_context *ctx,
 	u64 t0 = 0;
 	int ret;
 
-	if (!(mode & FP_LEAF_ONE))
+	if (!(mode & FP_LEAFMODE_ONE))
 		return false;
-	range = (mode & FP_LEAF_ONE) == FP_ONE_LEAF_PRECISE && ops->inv_range;
+	range = (mode & FP_LEAFMODE_ONE) == FP_ONE_LEAF_PRECISE && ops->inv_range;
 	if (range ? !ops->inv_range_sync : !ops->inv_va_sync)
 		return false;
 
 	if (trace_flushpol_gather_enabled())
 		fp_trace_leaf_gather(ctx, gather);
-	timed = (mode & FP_LEAF_TIMED) && fp_estimate_sample_due(&ctx->est);
+	timed = (mode & FP_LEAFMODE_TIMED) && fp_estimate_sample_due(&ctx->est);
 	if (timed)
 		t0 = fp_context_clock(ctx);
 	fp_policy_call_begin();
@@ -378,7 +378,7 @@ static bool fp_sync_leaf(struct fp_context *ctx,
 		ret = ops->inv_va_sync(ctx, gather->start, gather->pgsize,
 				       gather->pgsize, true);
 	fp_policy_call_end();
-	if (timed && !ret)
+	if (timed && !ret && n)
 		fp_estimate_sample(&ctx->est, n, fp_context_clock(ctx) - t0);
 	trace_flushpol_inv(ctx->name, range ? "range-leaf" : "va-leaf",
 			   gather->start, gather->pgsize, n);
@@ -562,24 +562,31 @@ EXPORT_SYMBOL_GPL(fp_inv_va_sync);
  * @granule: the leaf size the range is made of
  * @leaf: last-level entries only; otherwise walk caches too
  *
+ * @sent: if not NULL, set to the commands sent, as fp_inv_range() returns
+ *
  * Counted and traced as the two calls are, in one backend operation
  * where it has one (&fp_hw_ops.inv_range_sync).
  *
  * Return: as fp_sync().
  */
 int fp_inv_range_sync(struct fp_context *ctx, unsigned long iova,
-		      size_t size, size_t granule, bool leaf)
+		      size_t size, size_t granule, bool leaf,
+		      unsigned int *sent)
 {
 	const struct fp_hw_ops *ops = ctx->cfg.ops;
 	unsigned int n = 0;
 	int ret;
 
 	if (!ops->inv_range_sync) {
-		fp_inv_range(ctx, iova, size, granule, leaf);
-		return fp_sync(ctx);
+		n = fp_inv_range(ctx, iova, size, granule, leaf);
+		ret = fp_sync(ctx);
+	} else {
+		ret = ops->inv_range_sync(ctx, iova, size, granule, leaf, &n);
+		fp_inv_range_counted(ctx, iova, size, leaf, n);
+		ret = fp_sync_done(ctx, ret);
 	}
-	ret = ops->inv_range_sync(ctx, iova, size, granule, leaf, &n);
-	fp_inv_range_counted(ctx, iova, size, leaf, n);
-	return fp_sync_done(ctx, ret);
+	if (sent)
+		*sent = n;
+	return ret;
 }
 EXPORT_SYMBOL_GPL(fp_inv_range_sync);

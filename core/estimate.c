@@ -89,14 +89,12 @@ DEFINE_STATIC_KEY_FALSE(fp_estimate_key);
  * Called with fp_contexts_lock held, as every change of the key is, when
  * @pol is registered and when it is withdrawn.
  */
-void fp_estimate_key_get(const struct fp_policy *pol)
+static void fp_estimate_key_inc(void)
 {
 	struct fp_context *ctx;
 	bool was;
 
 	lockdep_assert_held(&fp_contexts_lock);
-	if (!pol->reads_estimate)
-		return;
 	was = static_key_enabled(&fp_estimate_key);
 	static_branch_inc(&fp_estimate_key);
 	if (was)
@@ -104,6 +102,13 @@ void fp_estimate_key_get(const struct fp_policy *pol)
 	list_for_each_entry(ctx, &fp_contexts, node)
 		if (READ_ONCE(ctx->est.maps_seen))
 			WRITE_ONCE(ctx->est.untracked_maps, true);
+}
+
+void fp_estimate_key_get(const struct fp_policy *pol)
+{
+	lockdep_assert_held(&fp_contexts_lock);
+	if (pol->reads_estimate)
+		fp_estimate_key_inc();
 }
 
 void fp_estimate_key_put(const struct fp_policy *pol)
@@ -120,6 +125,34 @@ int fp_estimate_key_count(void)
 	return static_key_count(&fp_estimate_key.key);
 }
 EXPORT_SYMBOL_IF_KUNIT(fp_estimate_key_count);
+
+static int fp_estimate_key_suspended;
+
+/*
+ * For the benchmarks: the key off as on a machine where no policy that
+ * reads the estimate is registered, whatever is registered here, until
+ * fp_estimate_key_resume(), which takes it back on as registering them
+ * would (contexts that mapped meanwhile: footprint unknown).  Not nested.
+ */
+void fp_estimate_key_suspend(void)
+{
+	mutex_lock(&fp_contexts_lock);
+	WARN_ON(fp_estimate_key_suspended);
+	fp_estimate_key_suspended = static_key_count(&fp_estimate_key.key);
+	while (static_key_enabled(&fp_estimate_key))
+		static_branch_dec(&fp_estimate_key);
+	mutex_unlock(&fp_contexts_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(fp_estimate_key_suspend);
+
+void fp_estimate_key_resume(void)
+{
+	mutex_lock(&fp_contexts_lock);
+	for (; fp_estimate_key_suspended > 0; fp_estimate_key_suspended--)
+		fp_estimate_key_inc();
+	mutex_unlock(&fp_contexts_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(fp_estimate_key_resume);
 #endif
 
 /* Whether @e's footprint count means something (fp_estimate_key_get()). */
@@ -194,8 +227,9 @@ static DEFINE_PER_CPU(unsigned int, fp_est_tick);
  * @e: the context's estimate
  *
  * Context: any; preemptible or not.
- * Return: true for each of the first samples, then for one flush in 64 on
- * each CPU.
+ * Return: true while the estimate has fewer than 64 samples, then for one
+ * flush in 64 on each CPU (one count per CPU, shared by every context and
+ * every policy that asks).
  */
 bool fp_estimate_sample_due(struct fp_estimate *e)
 {

@@ -51,7 +51,7 @@ struct fp_context {
 	struct fp_policy __rcu *policy;
 	/*
 	 * What fp_iotlb_sync() sends for a gather of one leaf in @policy's
-	 * place: its &fp_policy.one_leaf, and FP_LEAF_TIMED if it times its
+	 * place: its &fp_policy.one_leaf, and FP_LEAFMODE_TIMED if it times its
 	 * flushes.  Copied when @policy is installed (fp_context_install()),
 	 * so that path reads nothing of a policy that may be going away.
 	 */
@@ -80,7 +80,10 @@ struct fp_context {
 		atomic64_t done;
 		atomic_t sync_errors;
 	} flushes ____cacheline_aligned_in_smp;
-	/* The adaptive policy's inputs (estimate.c): written when it times. */
+	/*
+	 * The adaptive policy's inputs (estimate.c): written when a flush is
+	 * timed, by the policy or by the core's one-leaf path.
+	 */
 	struct fp_estimate est ____cacheline_aligned_in_smp;
 };
 
@@ -278,6 +281,8 @@ static inline bool fp_estimate_kept(void)
 void fp_estimate_key_get(const struct fp_policy *pol);
 void fp_estimate_key_put(const struct fp_policy *pol);
 int fp_estimate_key_count(void);	/* for the tests */
+void fp_estimate_key_suspend(void);	/* for the benchmarks */
+void fp_estimate_key_resume(void);
 int fp_estimate_init(struct fp_estimate *e, const struct fp_context_cfg *cfg);
 void fp_estimate_mapped(struct fp_estimate *e, unsigned long iova,
 			unsigned int shift, unsigned long granules);
@@ -315,23 +320,24 @@ extern struct fp_policy fp_policy_asid;
 extern struct fp_policy fp_policy_nonstrict;
 extern struct fp_policy fp_policy_threshold;
 
+/* &fp_context.leaf: an enum fp_one_leaf, and whether to time the flush. */
+#define FP_LEAFMODE_ONE		0x3
+#define FP_LEAFMODE_TIMED	0x4
+
+/* &fp_context.leaf for @pol; 0 for none.  fp_policy_valid() bounds it. */
+static inline u8 fp_leaf_mode(const struct fp_policy *pol)
+{
+	BUILD_BUG_ON(FP_ONE_LEAF_PRECISE & ~FP_LEAFMODE_ONE);
+	if (!pol || !pol->one_leaf)
+		return 0;
+	return pol->one_leaf | (pol->times_flushes ? FP_LEAFMODE_TIMED : 0);
+}
+
 /*
  * Whether @pol is one of the core's own policies, which outlive every
  * context: calls into them are not pinned (dispatch.c).  @pol is compared,
  * never read: it may be a module's, gone by now.
  */
-#define FP_LEAF_ONE	0x3	/* enum fp_one_leaf */
-#define FP_LEAF_TIMED	0x4
-
-/* &fp_context.leaf for @pol; 0 for none. */
-static inline u8 fp_leaf_mode(const struct fp_policy *pol)
-{
-	BUILD_BUG_ON(FP_ONE_LEAF_PRECISE > FP_LEAF_ONE);
-	if (!pol || !pol->one_leaf)
-		return 0;
-	return pol->one_leaf | (pol->times_flushes ? FP_LEAF_TIMED : 0);
-}
-
 static inline bool fp_policy_builtin(const struct fp_policy *pol)
 {
 	return pol == &fp_policy_va || pol == &fp_policy_range ||

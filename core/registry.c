@@ -72,7 +72,8 @@ static bool fp_policy_valid(const struct fp_policy *pol)
 	char buf[FP_NAME_MAX];
 	const char *name;
 
-	if (!pol->name || !pol->flush_walk || !pol->flush_gather)
+	if (!pol->name || !pol->flush_walk || !pol->flush_gather ||
+	    pol->one_leaf > FP_ONE_LEAF_PRECISE)
 		return false;
 	name = fp_policy_name_parse(buf, pol->name);
 	return name && !strcmp(name, pol->name) &&
@@ -102,7 +103,7 @@ int fp_policy_register(struct fp_policy *pol)
 	int ret = 0;
 
 	if (!fp_policy_valid(pol)) {
-		pr_err("policy %s lacks a name or a required op\n",
+		pr_err("policy %s lacks a name or a required op, or its one_leaf is unknown\n",
 		       pol->name ?: "(null)");
 		return -EINVAL;
 	}

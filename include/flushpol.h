@@ -198,19 +198,25 @@ enum fp_one_leaf {
  *	commands, by VA otherwise).  The core then sends it itself, without
  *	calling @flush_gather or pinning the policy (fp_iotlb_sync()): it
  *	copies @one_leaf into the context when the policy is installed, so
- *	that path reads nothing of the policy's.  0: always call
- *	@flush_gather.
+ *	that path reads nothing of the policy's.  A policy that sets it
+ *	promises that its @flush_gather would send exactly that, and nothing
+ *	more, for such a gather: nothing else it does there runs for one.
+ *	0: always call @flush_gather.
  * @reads_estimate: the policy reads the context's footprint
  *	(fp_estimate_footprint() and what uses it): the core counts what
  *	fp_map() and fp_unmap() map and unmap, for every context, only
  *	while such a policy is registered.  A context that mapped through
  *	fp_map() before then has an unknown footprint from then on: the TLB
  *	full.
- * @times_flushes: the policy times flushes and learns their cost
- *	(fp_estimate_sample_due(), fp_estimate_sample()): the flushes the
- *	core sends for @one_leaf are timed as the policy would time them.
+ * @times_flushes: the policy times its flushes and learns their cost
+ *	(fp_estimate_sample_due(), fp_estimate_sample()), sending them as
+ *	the backend's one commands-and-sync operation (fp_inv_va_sync(),
+ *	fp_inv_range_sync()): the flushes the core sends for @one_leaf are
+ *	timed too, around the same operation.
  * @list: registry linkage, owned by the core.
  *
+ * Every field but @list is read when the policy is registered and when it
+ * is installed in a context: none may change while it is registered.
  * Each call runs inside a read section of the core's SRCU, which keeps
  * the policy's module loaded until it returns (the core's own policies,
  * which cannot go away, are called without one), and outside any RCU read
@@ -312,7 +318,8 @@ int fp_sync(struct fp_context *ctx);
 int fp_inv_va_sync(struct fp_context *ctx, unsigned long iova, size_t size,
 		   size_t granule, bool leaf);
 int fp_inv_range_sync(struct fp_context *ctx, unsigned long iova,
-		      size_t size, size_t granule, bool leaf);
+		      size_t size, size_t granule, bool leaf,
+		      unsigned int *sent);
 int fp_flush_context(struct fp_context *ctx);
 bool fp_gather_covered(struct fp_context *ctx,
 		       const struct iommu_iotlb_gather *gather);

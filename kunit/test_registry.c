@@ -49,7 +49,8 @@ static void register_refuses_duplicate_and_incomplete(struct kunit *test)
 		.flush_walk = fpt_walk_nop, .flush_gather = fpt_gather_nop,
 	};
 	struct fp_policy noname = dup, longname = dup, nowalk = dup,
-			 nogather = dup, upper = dup, spaced = dup;
+			 nogather = dup, upper = dup, spaced = dup, badleaf = dup;
+	int ret;
 
 	noname.name = NULL;
 	longname.name = "a_name_much_too_long";
@@ -59,6 +60,9 @@ static void register_refuses_duplicate_and_incomplete(struct kunit *test)
 	nogather.flush_gather = NULL;
 	upper.name = "Kunit";
 	spaced.name = " kunit";
+	/* A one-leaf mode the core does not know would reach its flag bits. */
+	badleaf.name = "kunit_badleaf";
+	badleaf.one_leaf = (enum fp_one_leaf)5;
 
 	KUNIT_EXPECT_EQ(test, fp_policy_register(&dup), -EEXIST);
 	KUNIT_EXPECT_EQ(test, fp_policy_register(&noname), -EINVAL);
@@ -67,6 +71,10 @@ static void register_refuses_duplicate_and_incomplete(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fp_policy_register(&nogather), -EINVAL);
 	KUNIT_EXPECT_EQ(test, fp_policy_register(&upper), -EINVAL);
 	KUNIT_EXPECT_EQ(test, fp_policy_register(&spaced), -EINVAL);
+	ret = fp_policy_register(&badleaf);
+	if (!ret)
+		fp_policy_unregister(&badleaf);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 }
 
 static void policy_in_use_cannot_be_unregistered(struct kunit *test)

@@ -1399,6 +1399,97 @@ static void switch_between_unmap_and_sync_uses_policy_at_sync(struct kunit *test
 }
 
 /*
+ * A queue whose every operation costs FPT_OP_NS on the rig's clock, and
+ * nothing else: what taking the queue's lock with interrupts off and
+ * writing CMDQ_PROD cost a CPU once per operation, whatever it carries.
+ */
+#define FPT_OP_NS	1000
+
+static u64 fpt_ops_ns;
+
+static void fpt_priced_submit(void *q, const u64 *cmds, unsigned int n)
+{
+	fpt_ops_ns += FPT_OP_NS;
+	smmuv3_cmdq_ops.submit(q, cmds, n);
+}
+
+static int fpt_priced_sync(void *q)
+{
+	fpt_ops_ns += FPT_OP_NS;
+	return smmuv3_cmdq_ops.sync(q);
+}
+
+static int fpt_priced_submit_sync(void *q, const u64 *cmds, unsigned int n)
+{
+	fpt_ops_ns += FPT_OP_NS;
+	return smmuv3_cmdq_ops.submit_sync(q, cmds, n);
+}
+
+static const struct smmuv3_cmdq_ops fpt_priced_cmdq_ops = {
+	.submit		= fpt_priced_submit,
+	.sync		= fpt_priced_sync,
+	.submit_sync	= fpt_priced_submit_sync,
+};
+
+static void fpt_priced_rig_setup(struct fpt_rig *rig)
+{
+	fpt_fake_rig_setup(rig);
+	rig->backend.v3.cmdq = &fpt_priced_cmdq_ops;
+	fpt_ops_ns = 0;
+}
+
+static u64 fpt_priced_clock(struct fp_context *ctx)
+{
+	return fpt_ops_ns;
+}
+
+/*
+ * adaptive learns the cost of a command and its sync from one-leaf
+ * flushes, which the core's leaf path sends as one queue operation, and
+ * the cost of each further command from its own flushes of more: those
+ * must time the same kind of operation, or the second operation's cost is
+ * taken for the cost of commands.  On a clock that charges only per queue
+ * operation, a second command in the same operation costs nothing: the
+ * per-command estimate falls, an eighth of the way towards 0.
+ */
+static void adaptive_samples_one_kind_of_operation(struct kunit *test)
+{
+	static struct fp_hw_ops priced;
+	struct fpt_backend be = fpt_fake_rig_backend;
+	struct fp_estimate *e;
+	struct fpt_rig *rig;
+	unsigned int i;
+	u32 cmd16;
+
+	priced = smmuv3_hw_ops;
+	priced.clock = fpt_priced_clock;
+	be.ops = &priced;
+	be.setup = fpt_priced_rig_setup;
+	rig = fpt_fake_rig_on(test, 8, &be, "adaptive");
+	KUNIT_ASSERT_PTR_EQ(test, rig->backend.v3.cmdq, &fpt_priced_cmdq_ops);
+	e = fp_context_estimate(rig->ctx);
+	/* Precise whatever the timings teach: the choice is not the point. */
+	KUNIT_ASSERT_EQ(test, fp_context_set_walk_ns(rig->ctx, FP_WALK_NS_MAX),
+			0);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_2M, SZ_4K), 0);
+	/* Every flush a sample while warming up: all but the last here. */
+	for (i = 0; i < 63; i++)
+		KUNIT_ASSERT_EQ(test, fpt_unmap(rig, FPT_IOVA + i * SZ_4K, SZ_4K,
+						false), SZ_4K);
+	KUNIT_ASSERT_EQ(test, e->samples, 63);
+	KUNIT_EXPECT_EQ(test, fpt_leaf_syncs(rig->ctx), 63);
+	/* The base has converged on one operation, to under a ns. */
+	KUNIT_EXPECT_LE(test, abs((s64)e->base_ns16 - (FPT_OP_NS << 4)), 15);
+	cmd16 = e->cmd_ns16;
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA + SZ_1M, SZ_8K, false),
+			SZ_8K);
+	KUNIT_EXPECT_EQ(test, e->samples, 64);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 65);
+	KUNIT_EXPECT_LE(test, e->cmd_ns16, cmd16 - (cmd16 - 16) / 8);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
+}
+
+/*
  * The same unmaps through the same shipped primitives, with and without
  * the backend's invalidate-and-sync operations: with them, a strict unmap
  * of one leaf under va, range or threshold is sent by the core's leaf path
@@ -1676,6 +1767,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(dropped_leaf_tlbi_recovered_by_its_sync),
 	KUNIT_CASE(dropped_tail_counted_per_command),
 	KUNIT_CASE(one_leaf_sync_takes_leaf_path),
+	KUNIT_CASE(adaptive_samples_one_kind_of_operation),
 	{}
 };
 

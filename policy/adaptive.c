@@ -2,23 +2,30 @@
 /*
  * adaptive: threshold, with N chosen from measured costs instead of set.
  *
- * For each walk flush and each gather it compares
+ * For each walk flush and each gather it is handed it compares
  *   precise:      n commands                + a sync
  *   context-wide: 1 command                 + a sync
  *                 + a walk for every live entry of the context it destroys
  * and takes the cheaper.  The sync is common to both, so precise wins while
  * (n - 1) * command <= live * walk (fp_estimate_precise_cheaper()).
  *
- * What it measures: the time of the flushes it sends itself, by the
- * context's clock (fp_context_clock(): ktime, or a model's), two reads per
- * flush, none per leaf.  A flush of one command gives one command and its
- * sync; a flush of n gives the per-command cost beyond that.  Both are
- * moving averages (1/8 per sample), per context, so they follow the
- * hardware and its load; a sample more than four times the average is
- * taken as four times (a preempted or interrupted flush must not swing
- * it), and a failed sync is not a sample.  After the first 64 samples one
- * flush in 64 per CPU is timed (clock reads are what adaptive adds to
- * threshold's cost).
+ * What it measures: the time of its flushes, by the context's clock
+ * (fp_context_clock(): ktime, or a model's), two reads per flush, none per
+ * leaf.  A flush of one command gives one command and its sync; a flush of
+ * n gives the per-command cost beyond that (fp_estimate_sample(): moving
+ * averages per context, so they follow the hardware and its load; a failed
+ * sync is not a sample).  After the first 64 samples one flush in 64 per
+ * CPU is timed (fp_estimate_sample_due(): clock reads are what adaptive
+ * adds to threshold's cost).  Precise flushes go out as the backend's one
+ * commands-and-sync operation where it has one (fp_inv_va_sync(),
+ * fp_inv_range_sync()), as the core's one-leaf path sends them, so that
+ * every sample times the same kind of operation.
+ *
+ * A gather of one leaf is always precise: one command costs no more than
+ * a context flush's one (fp_estimate_precise_cheaper() with n = 1).  So
+ * adaptive declares it (&fp_policy.one_leaf), and the core sends a strict
+ * 4K unmap's command and sync itself, without a call into this module,
+ * timing it as fp_ada_decide() would (&fp_policy.times_flushes).
  *
  * What it assumes: the walk cost of a miss and the TLB size from the
  * backend (or sysfs), and that every entry mapped through fp_map() and not
@@ -54,18 +61,18 @@ static void fp_ada_decide(struct fp_context *ctx, unsigned long iova,
 	unsigned long n = fp_ada_cmds(range, size / granule);
 	bool timed = fp_estimate_sample_due(e);
 	u64 t0 = timed ? fp_context_clock(ctx) : 0;
+	unsigned int sent;
 	int ret;
 
 	if (!fp_estimate_precise_cheaper(e, n)) {
 		ret = fp_flush_context(ctx);
 		n = 1;
-	} else {
+	} else if (range) {
 		/* The count sent, not the bound fp_ada_cmds() decided on. */
-		if (range)
-			n = fp_inv_range(ctx, iova, size, granule, leaf);
-		else
-			fp_inv_va(ctx, iova, size, granule, leaf);
-		ret = fp_sync(ctx);
+		ret = fp_inv_range_sync(ctx, iova, size, granule, leaf, &sent);
+		n = sent;
+	} else {
+		ret = fp_inv_va_sync(ctx, iova, size, granule, leaf);
 	}
 	if (timed && !ret && n)
 		fp_estimate_sample(e, n, fp_context_clock(ctx) - t0);

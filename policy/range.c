@@ -14,7 +14,7 @@ static bool fp_range_usable(const struct fp_context *ctx)
 static void fp_range_flush_walk(struct fp_context *ctx, unsigned long iova,
 				size_t size, size_t granule)
 {
-	fp_inv_range_sync(ctx, iova, size, granule, false);
+	fp_inv_range_sync(ctx, iova, size, granule, false, NULL);
 }
 
 static void fp_range_flush_gather(struct fp_context *ctx,
@@ -23,7 +23,7 @@ static void fp_range_flush_gather(struct fp_context *ctx,
 	if (!fp_gather_pages(gather) || fp_gather_covered(ctx, gather))
 		return;
 	fp_inv_range_sync(ctx, gather->start, gather->end - gather->start + 1,
-			  gather->pgsize, true);
+			  gather->pgsize, true, NULL);
 }
 
 /* One leaf: one range command and a sync, which the core may send. */

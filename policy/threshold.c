@@ -14,7 +14,7 @@ static void fp_threshold_precise(struct fp_context *ctx, unsigned long iova,
 				 size_t size, size_t granule, bool leaf)
 {
 	if (fp_context_has_range(ctx))
-		fp_inv_range_sync(ctx, iova, size, granule, leaf);
+		fp_inv_range_sync(ctx, iova, size, granule, leaf, NULL);
 	else
 		fp_inv_va_sync(ctx, iova, size, granule, leaf);
 }
