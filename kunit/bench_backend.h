@@ -34,7 +34,7 @@ struct fpbk_pair *fpbk_pair_create(struct kunit *test, const char *backend,
 
 /* bench_composition.c: the shipped SMMUv3 composition against upstream's. */
 void fpbk_composition_reported(struct kunit *test, const char *policy,
-			       bool ril);
+			       bool ril, bool estimate);
 
 /* The scale benchmarks' threads: one per CPU, at most this many. */
 #define FPBK_MAX_THREADS	4

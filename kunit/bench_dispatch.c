@@ -290,17 +290,21 @@ KUNIT_ARRAY_PARAM(fpb_policy, fpb_policies, fpb_policy_desc);
 struct fpb_comp {
 	const char *policy;
 	bool ril;
+	bool estimate;	/* as with flushpol_adaptive loaded */
 };
 
 static const struct fpb_comp fpb_comps[] = {
-	{ "va", false }, { "threshold", false }, { "adaptive", false },
-	{ "range", true }, { "threshold", true }, { "adaptive", true },
+	{ "va", false, false }, { "threshold", false, false },
+	{ "range", true, false }, { "threshold", true, false },
+	{ "va", false, true }, { "threshold", false, true },
+	{ "adaptive", false, true }, { "range", true, true },
+	{ "threshold", true, true }, { "adaptive", true, true },
 };
 
 static void fpb_comp_desc(const struct fpb_comp *c, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s", c->policy,
-		 c->ril ? "-ril" : "");
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s%s", c->policy,
+		 c->ril ? "-ril" : "", c->estimate ? "-estimate" : "");
 }
 
 KUNIT_ARRAY_PARAM(fpb_comp, fpb_comps, fpb_comp_desc);
@@ -309,7 +313,7 @@ static void composition_cost_reported(struct kunit *test)
 {
 	const struct fpb_comp *c = test->param_value;
 
-	fpbk_composition_reported(test, c->policy, c->ril);
+	fpbk_composition_reported(test, c->policy, c->ril, c->estimate);
 }
 
 static struct kunit_case fpb_test_cases[] = {
