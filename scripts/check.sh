@@ -8,7 +8,9 @@
 #   lint        W=1 -Werror, sparse, checkpatch --strict
 #   kunit       the suites in a UML kernel, with the real io-pgtable-arm
 #   docs        every .rst parses (docutils), kernel-doc is clean, every
-#               path and make target the docs name exists (docs-check.sh),
+#               path and make target the docs name exists, every message
+#               the modules print is in Documentation/messages.rst and
+#               nothing else is (docs-check.sh),
 #               and Documentation/policies.rst's count tables are what the
 #               suites just printed (docs-table.sh --check)
 #   kunit-arm64 the same suites in an arm64 SMP kernel on QEMU -smp 4

@@ -8,6 +8,9 @@
 #              python3-docutils), warnings as errors
 #   paths      every path of this tree and every make target that README.md
 #              or the .rst files name exists (scripts/docs-check.py)
+#   messages   every message the shipped modules print has its entry in
+#              Documentation/messages.rst, and every entry is one they
+#              print (scripts/docs-check.py)
 #   kernel-doc the kernel's scripts/kernel-doc -none prints nothing for the
 #              public header and the core
 # The count tables in Documentation/policies.rst are checked against the

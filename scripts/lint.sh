@@ -8,7 +8,9 @@
 #   sparse   C=2 (every file), no sparse warning in our sources
 #   checkpatch --strict on our C sources and headers
 #   docs     scripts/docs-check.sh: the .rst files parse, the paths and
-#            make targets the docs name exist, kernel-doc is clean
+#            make targets the docs name exist, Documentation/messages.rst
+#            lists exactly the messages the modules print, kernel-doc is
+#            clean
 #   tables   scripts/tables-selftest.py: the benchmark tables and their
 #            intervals, on generated guest consoles
 #   kcsan    scripts/kcsan-summary-selftest.sh: make kcsan's verdict on
