@@ -367,7 +367,7 @@ bool fp_sysfs_link_device(struct fp_context *ctx, struct device *dev,
 		pr_warn("%s: no devices/%s link (%d)\n", ctx->name,
 			dev_name(dev), ret);
 	if (!index) {
-		pr_warn("%s: another device is named %s: not in devices/\n",
+		pr_warn("%s: another device is named %s: not in /sys/kernel/flushpol/devices/\n",
 			ctx->name, dev_name(dev));
 		return false;
 	}

@@ -100,3 +100,70 @@ fp_user_view()
 		     "policy $(cat "$_c/policy")"
 	done
 }
+
+# fp_status_line IOMMU DEVICE: the line flushpol-status should print for
+# DEVICE behind IOMMU, made from sysfs by other means than it uses: the
+# context found through contexts/*/devices/, the policy's brackets taken
+# word by word.
+fp_status_line()
+{
+	_d=/sys/class/iommu/$1/devices/$2
+	_g=$(readlink -f "$_d/iommu_group")
+	printf 'iommu=%s group=%s type=%s device=%s' "$1" "${_g##*/}" \
+	       "$(cat "$_g/type")" "$2"
+	_ctx=
+	for _c in /sys/kernel/flushpol/contexts/*; do
+		if [ "$(readlink -f "$_c/devices/$2")" = "$(readlink -f "$_d")" ]
+		then
+			_ctx=$_c
+		fi
+	done
+	if [ -z "$_ctx" ]; then
+		echo " context=- mode=- policy=- threshold=- unmaps=- syncs=-" \
+		     "tlbi_va=- tlbi_range=- tlbi_asid=- tlbi_all=- sync_timeouts=-"
+		return
+	fi
+	_p=
+	read -r _pl < "$_ctx/policy"
+	for _w in $_pl; do
+		case $_w in \[*\]) _p=${_w#\[} _p=${_p%\]} ;; esac
+	done
+	_m=lazy
+	[ "$(cat "$_ctx/strict")" = 0 ] || _m=strict
+	printf ' context=%s mode=%s policy=%s threshold=%s' "${_ctx##*/}" \
+	       "$_m" "$_p" "$(cat "$_ctx/threshold")"
+	for _k in unmaps syncs tlbi_va tlbi_range tlbi_asid tlbi_all \
+		  sync_timeouts; do
+		printf ' %s=%s' "$_k" "$(cat "$_ctx/stats/$_k")"
+	done
+	echo
+}
+
+# fp_status_check [DEVICE...]: flushpol-status (DEVICE...) prints, for
+# each device behind an IOMMU (or each DEVICE), the line fp_status_line
+# makes, and nothing else.  Call it while no DMA runs: the counters are
+# read twice.
+fp_status_check()
+{
+	/usr/sbin/flushpol-status "$@" > /tmp/status ||
+		fail "flushpol-status $*: exit status $?"
+	_want=0
+	for _d in /sys/class/iommu/*/devices/*; do
+		[ -e "$_d" ] || continue
+		_i=${_d%/devices/*}
+		if [ $# -gt 0 ]; then
+			case " $* " in *" ${_d##*/} "*) ;; *) continue ;; esac
+		fi
+		_want=$((_want + 1))
+		_l=$(fp_status_line "${_i##*/}" "${_d##*/}")
+		grep -qxF "$_l" /tmp/status || {
+			echo "status: want: $_l"
+			grep -F " device=${_d##*/} " /tmp/status | sed 's/^/status: got:  /'
+			fail "flushpol-status: ${_d##*/}'s line is not what sysfs says"
+		}
+	done
+	[ "$(wc -l < /tmp/status)" = "$_want" ] ||
+		fail "flushpol-status $*: $(wc -l < /tmp/status) lines, $_want devices"
+	[ "$_want" -gt 0 ] || fail "flushpol-status $*: no device to check"
+	sed 's/^/status: /' /tmp/status
+}

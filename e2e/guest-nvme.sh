@@ -13,7 +13,14 @@
 #  - data written and read back with the page cache dropped is what was
 #    written, under every policy the context offers;
 #  - the context's statistics count the unmaps and invalidations;
-#  - MSI-X interrupts arrive through the SMMU's MSI window.
+#  - MSI-X interrupts arrive through the SMMU's MSI window;
+#  - /sys/kernel/flushpol/devices/<its bus id> leads to the context its
+#    I/O makes busy, the journal line of that context's creation names
+#    it, and flushpol-status prints what sysfs says and sets a policy by
+#    bus id.
+# flushpol options on its command line are junk (e2e.sh's junk boot,
+# scripts/kunit.sh's junk_args): each must have been warned about, and
+# the checks above hold all the same.
 set -eu
 
 fail() { echo "nvme: FAIL: $*"; exit 1; }
@@ -38,14 +45,40 @@ echo "nvme: ${pci##*/} in group ${group##*/}, type $t"
 [ "$(basename "$(readlink -f /sys/class/iommu/smmuv3.0/devices/"${pci##*/}")")" = "${pci##*/}" ] ||
 	fail "${pci##*/} not under /sys/class/iommu/smmuv3.0/devices"
 
-# The context of the NVMe's default domain: the one its I/O makes work.
+# Each junk option warned about (scripts/kunit.sh reads the log the same
+# way); device_policy warns per entry.
+read -r cmdline < /proc/cmdline
+for opt in $cmdline; do
+	case $opt in
+	flushpol.device_policy=*) want="device_policy: \"${opt#*=}\" is not" ;;
+	flushpol.*=*|flushpol_*.*=*) want="$opt is not valid: ignored" ;;
+	*) continue ;;
+	esac
+	dmesg | grep -qF "$want" || fail "no warning for $opt"
+	echo "nvme: $opt warned about: $(dmesg | grep -F "$want" | head -n 1)"
+done
+
+# The context of the NVMe's default domain: the one its I/O makes work,
+# and the one its bus id leads to.
+bdf=${pci##*/}
+link=/sys/kernel/flushpol/devices/$bdf
 new=$(fp_contexts_busy fp_nvme_read)
 if [ $mode = identity ]; then
 	[ -z "$new" ] || fail "an identity domain made context $new"
+	[ ! -e "$link" ] || fail "$link exists for an identity domain"
 	ctx=
 else
 	[ "$(echo "$new" | wc -w)" = 1 ] || fail "contexts busy with its I/O: \"$new\""
+	[ -L "$link" ] || fail "no $link"
+	linked=$(basename "$(readlink -f "$link")")
+	[ "$linked" = "$new" ] ||
+		fail "$link leads to $linked, its I/O made $new busy"
 	ctx=/sys/kernel/flushpol/contexts/$new
+	[ "$(readlink -f "$ctx/devices/$bdf")" = "$pci" ] ||
+		fail "$ctx/devices/$bdf is not the NVMe"
+	dmesg | grep -qF "flushpol: $new: created for $bdf, " ||
+		fail "no \"$new: created for $bdf\" in the log"
+	echo "nvme: $link -> $linked; $(dmesg | grep -F "flushpol: $new: created for" | tail -n 1)"
 	echo "nvme: context $new: strict $(cat "$ctx/strict"), policy $(cat "$ctx/policy")"
 	if [ $mode = lazy ]; then
 		[ "$(cat "$ctx/strict")" = 0 ] || fail "a DMA-FQ context is strict"
@@ -97,6 +130,45 @@ else
 		fi
 	done
 fi
+
+# flushpol-status, idle (a lazy context's last flush is 10 ms away):
+# every device's line, then the NVMe's alone; set by bus id.
+sleep 1
+fp_status_check
+fp_status_check "$bdf"
+st=/usr/sbin/flushpol-status
+# refused ARGS...: flushpol-status exits 1, policy and threshold unchanged.
+refused()
+{
+	_before=$(fp_status_line smmuv3.0 "$bdf")
+	_rc=0
+	$st "$@" || _rc=$?
+	[ $_rc = 1 ] || fail "flushpol-status $*: exit status $_rc, not 1"
+	[ "$(fp_status_line smmuv3.0 "$bdf")" = "$_before" ] ||
+		fail "flushpol-status $*: refused, but changed something"
+}
+if [ -z "$ctx" ]; then
+	refused set "$bdf" va
+else
+	old=$(fp_status_line smmuv3.0 "$bdf")
+	old=${old#* policy=} oldthr=${old#* threshold=}
+	out=$($st set "$bdf" asid threshold=77)
+	echo "nvme: flushpol-status set: $out"
+	[ "$out" = "$bdf $new: policy ${old%% *} -> asid, threshold ${oldthr%% *} -> 77" ] ||
+		fail "flushpol-status set printed \"$out\""
+	grep -q '\[asid\]' "$ctx/policy" && [ "$(cat "$ctx/threshold")" = 77 ] ||
+		fail "flushpol-status set: policy $(cat "$ctx/policy"), threshold $(cat "$ctx/threshold")"
+	roundtrip "asid by flushpol-status"
+	[ $mode = lazy ] || refused set "$bdf" nonstrict
+	refused set "$bdf" 'Bad!Name' threshold=5
+	refused set "$bdf" va threshold=0
+	out=$($st set "$bdf" default)
+	echo "nvme: flushpol-status set: $out"
+fi
+refused set 0000:00:1f.7 va
+_rc=0
+$st set "$bdf" 2>/dev/null || _rc=$?
+[ $_rc = 2 ] || fail "flushpol-status set without a policy: exit status $_rc, not 2"
 
 # /sys/kernel/iommu_groups/*/type as with the in-tree driver: with the
 # driver unbound, the group's default domain is replaced by the type

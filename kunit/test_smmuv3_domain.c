@@ -54,7 +54,7 @@ static struct smmuv3_domain *fpt_domain(struct kunit *test,
 		.cmdq = &smmuv3_cmdq_ops, .q = smmu, .asid = asid, .tg = 12,
 	};
 	dom->smmu = smmu;
-	KUNIT_ASSERT_EQ(test, smmuv3_domain_init_pgtable(dom, false), 0);
+	KUNIT_ASSERT_EQ(test, smmuv3_domain_init_pgtable(dom, NULL, false), 0);
 	return dom;
 }
 

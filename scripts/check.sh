@@ -29,8 +29,9 @@
 #               (cross), on QEMU's SMMUv3, real DMA
 #   fio-verify  fio verify=crc32c on QEMU's NVMe through flushpol, strict
 #               and lazy, policies rewritten under it; e2e_nosync caught
-#   e2e acpi    the NVMe boots (strict, lazy, identity) again, the same
-#               modules booted through UEFI: the SMMU from ACPI's IORT
+#   e2e acpi    the NVMe boots (strict, lazy, identity, by device, junk
+#               options) again, the same modules booted through UEFI: the
+#               SMMU from ACPI's IORT
 #   fio acpi    fio integrity under ACPI
 #   user view   what a user checks after a reboot is the same under the
 #               device tree and ACPI

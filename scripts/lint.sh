@@ -15,6 +15,8 @@
 #            intervals, on generated guest consoles
 #   kcsan    scripts/kcsan-summary-selftest.sh: make kcsan's verdict on
 #            KCSAN reports in and near flushpol's code
+#   shellcheck  the shell the package installs (tools/*, debian/flushpol-apply),
+#            as the POSIX sh their #! names: no finding of any severity
 # Builds happen in a throwaway copy of the tree, so the checkout stays
 # clean.  Every check runs even if an earlier one fails; the exit status is
 # non-zero if any failed.
@@ -159,7 +161,15 @@ lint_kcsan()
 	"$here/kcsan-summary-selftest.sh"
 }
 
-for check in build sparse checkpatch docs tables kcsan; do
+# The package's shell scripts run on the user's machine under dash (and
+# flushpol-status under busybox sh in the QEMU guest): POSIX sh only.
+lint_shellcheck()
+{
+	command -v shellcheck >/dev/null || fp_apt_install shellcheck
+	(cd "$FP_TOP" && shellcheck tools/* debian/flushpol-apply)
+}
+
+for check in build sparse checkpatch docs tables kcsan shellcheck; do
 	log "--- $check ---"
 	# A subshell outside any "if", so set -e still holds inside the check.
 	set +e

@@ -97,7 +97,8 @@ static const char *smmuv3_lazy_policy(const struct fp_context *ctx)
 	       SMMUV3_LAZY_POLICY : NULL;
 }
 
-static int smmuv3_domain_init_pgtable(struct smmuv3_domain *dom, bool lazy)
+static int smmuv3_domain_init_pgtable(struct smmuv3_domain *dom,
+				      struct device *dev, bool lazy)
 {
 	struct smmuv3_device *smmu = dom->smmu;
 	bool ril = dom->flush.ril;
@@ -114,6 +115,7 @@ static int smmuv3_domain_init_pgtable(struct smmuv3_domain *dom, bool lazy)
 		.default_threshold = 128,
 		.priv = &dom->flush,
 		.lazy_policy = smmuv3_lazy_policy,
+		.dev = dev,
 	};
 
 	dom->cfg = (struct io_pgtable_cfg) {
@@ -179,6 +181,7 @@ static int smmuv3_domain_refinalise(struct smmuv3_domain *dom,
  * smmuv3_domain_finalise() - an ASID, a page table and a flushpol context
  * @dom: a domain from smmuv3_domain_new()
  * @smmu: the SMMU of the device the domain is for
+ * @dev: that device, named in the journal line of the context's creation
  * @lazy: a DMA-FQ domain: the flush queue ends its unmaps with
  *	flush_iotlb_all, so the context is non-strict
  *
@@ -190,7 +193,8 @@ static int smmuv3_domain_refinalise(struct smmuv3_domain *dom,
  * Return: 0 or an error; @dom is unchanged on error.
  */
 int smmuv3_domain_finalise(struct smmuv3_domain *dom,
-			   struct smmuv3_device *smmu, bool lazy)
+			   struct smmuv3_device *smmu, struct device *dev,
+			   bool lazy)
 {
 	int asid, ret;
 
@@ -212,7 +216,7 @@ int smmuv3_domain_finalise(struct smmuv3_domain *dom,
 	}
 	/* dom->smmu is what the rest of the driver tests: set it last. */
 	dom->smmu = smmu;
-	ret = smmuv3_domain_init_pgtable(dom, lazy);
+	ret = smmuv3_domain_init_pgtable(dom, dev, lazy);
 	if (ret)
 		goto err_cd;
 	smmuv3_make_cd(dom);

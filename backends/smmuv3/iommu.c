@@ -110,7 +110,7 @@ struct iommu_domain *smmuv3_domain_alloc_paging(struct device *dev)
 	if (!dev)
 		return &dom->domain;
 	master = dev_iommu_priv_get(dev);
-	ret = smmuv3_domain_finalise(dom, master->smmu, false);
+	ret = smmuv3_domain_finalise(dom, master->smmu, dev, false);
 	if (ret) {
 		dev_err(dev, "no paging domain: %d\n", ret);
 		smmuv3_domain_destroy(dom);
@@ -137,7 +137,7 @@ static int smmuv3_attach_paging(struct iommu_domain *domain,
 	int ret;
 
 	mutex_lock(&dom->init_lock);
-	ret = smmuv3_domain_finalise(dom, master->smmu,
+	ret = smmuv3_domain_finalise(dom, master->smmu, dev,
 				     domain->type == IOMMU_DOMAIN_DMA_FQ);
 	mutex_unlock(&dom->init_lock);
 	if (ret)

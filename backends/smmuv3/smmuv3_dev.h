@@ -204,7 +204,8 @@ void smmuv3_rmr_install(struct smmuv3_device *smmu);
 extern bool force_no_ril;
 struct smmuv3_domain *smmuv3_domain_new(void);
 int smmuv3_domain_finalise(struct smmuv3_domain *dom,
-			   struct smmuv3_device *smmu, bool lazy);
+			   struct smmuv3_device *smmu, struct device *dev,
+			   bool lazy);
 void smmuv3_domain_destroy(struct smmuv3_domain *dom);
 void smmuv3_ste_s1(const struct smmuv3_domain *dom, u64 *ste);
 

@@ -9,7 +9,9 @@
 # consumes.  Then hold each check's flushpol statistics against QEMU's own
 # count of the invalidations and syncs between the marks.  Last, an NVMe
 # device's DMA-API traffic through flushpol_smmuv3 (e2e/guest-nvme.sh):
-# strict, lazy (iommu.strict=0) and identity (iommu.passthrough=1).
+# strict, lazy (iommu.strict=0) and identity (iommu.passthrough=1); then
+# an NVMe boot configured by device (flushpol.device_policy=) and one with
+# junk in every flushpol option.
 # FP_KVER=6.1 runs it all on Debian's arm64 6.1 instead of 6.12
 # (prepare.sh); make check runs both.
 # FP_FIRMWARE=acpi (run-guest.sh) boots through UEFI with ACPI tables and
@@ -62,6 +64,19 @@ for append in "" iommu.strict=0 iommu.passthrough=1; do
 		sed -n 's/\r$//; s/^user-view: //p' \
 			"$out/run/guest-nvme/console.log" >"$out/user-view.txt"
 done
+# Configured by device: the NVMe at a fixed address, its settings on the
+# command line, checked before any I/O (e2e/guest-nvme-bydev.sh).
+log "NVMe configured by flushpol.device_policy"
+GUEST_KMODS=nvme GUEST_APPEND="flushpol.device_policy=0000:00:03.0=asid:threshold=77" \
+QEMU_EXTRA="-drive file=$img,if=none,id=nvm,format=raw -device nvme,serial=fp,drive=nvm,addr=03.0" \
+	"$here/run-guest.sh" "$FP_TOP/e2e/guest-nvme-bydev.sh" 600
+# Junk in every option (scripts/kunit.sh's junk_args): each warned about,
+# the NVMe translated all the same (guest-nvme.sh, strict).
+log "NVMe with junk in every flushpol option"
+GUEST_KMODS=nvme \
+GUEST_APPEND="flushpol.default_policy=Bad!Name flushpol.default_threshold=12abc flushpol.device_policy=Bad flushpol_smmuv3.force_no_ril=maybe" \
+QEMU_EXTRA="-drive file=$img,if=none,id=nvm,format=raw -device nvme,serial=fp,drive=nvm" \
+	"$here/run-guest.sh" "$FP_TOP/e2e/guest-nvme.sh" 600
 log "what a user checks (firmware=$fw):"
 sed 's/^/  /' "$out/user-view.txt" >&2
 [ "$fw" = dt ] || exit 0

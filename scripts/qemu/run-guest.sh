@@ -7,7 +7,8 @@
 # (TCG) with an initramfs of busybox, the modules dkms-install.sh staged
 # (/lib/modules/KVER/updates/dkms, modules.dep: modprobe works) and
 # GUEST_SCRIPT as /guest.sh, run through its #! line (give it "set -e"),
-# with e2e/guest-lib.sh beside it as /guest-lib.sh.
+# with e2e/guest-lib.sh beside it as /guest-lib.sh, and tools/flushpol-status
+# where the package installs it, /usr/sbin/flushpol-status.
 # The in-tree SMMUv3 driver is kept off (initcall_blacklist), so the SMMU
 # is left for our own driver; -device edu is a PCI device behind it.
 # /init boots the way Documentation/smmuv3.rst, "Turning it on for a
@@ -85,6 +86,8 @@ cp "$BUSYBOX" "$run/root/bin/busybox"
 cp "$script" "$run/root/guest.sh"
 chmod 755 "$run/root/guest.sh"
 cp "$top/e2e/guest-lib.sh" "$run/root/guest-lib.sh"
+mkdir -p "$run/root/usr/sbin"
+cp "$top/tools/flushpol-status" "$run/root/usr/sbin/flushpol-status"
 mkdir -p "$run/root/conf"
 early=flushpol_smmuv3
 [ "${GUEST_IN_TREE_SMMU:-0}" != 1 ] || early=

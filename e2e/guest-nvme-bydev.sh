@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Guest half of scripts/qemu/e2e.sh's boot configured by device: the
+# kernel command line carries flushpol.device_policy=<the NVMe's bus
+# id>=asid:threshold=77.  Once nvme is loaded (the IOMMU core gives the
+# device its group and domain as its driver binds) and before this script
+# does any I/O, the NVMe's context, found through
+# /sys/kernel/flushpol/devices/<bus id>, must be on asid with threshold 77,
+# and the log must say it was created for the NVMe and its device_policy
+# applied.  Then data round-trips under
+# asid, flushpol-status switches it to va by bus id, and data round-trips
+# again, invalidated by address.
+set -eu
+
+fail() { echo "bydev: FAIL: $*"; exit 1; }
+# shellcheck source=e2e/guest-lib.sh
+. /guest-lib.sh
+
+modprobe nvme
+fp_wait "no /dev/nvme0n1" test -b /dev/nvme0n1
+# The NVMe by its class (mass storage, NVM Express), not through nvme.
+pci=
+for d in /sys/bus/pci/devices/*; do
+	if [ "$(cat "$d/class")" = 0x010802 ]; then
+		pci=$(readlink -f "$d")
+	fi
+done
+[ -n "$pci" ] || fail "no NVMe on the PCI bus"
+bdf=${pci##*/}
+link=/sys/kernel/flushpol/devices/$bdf
+[ "$(readlink -f /sys/class/nvme/nvme0/device)" = "$pci" ] ||
+	fail "nvme0 is not $bdf"
+echo "bydev: NVMe $bdf"
+[ -L "$link" ] || fail "no $link"
+ctx=$(readlink -f "$link")
+name=${ctx##*/}
+echo "bydev: $link -> $name: policy $(cat "$ctx/policy"), threshold $(cat "$ctx/threshold")"
+grep -q '\[asid\]' "$ctx/policy" ||
+	fail "$name: policy $(cat "$ctx/policy"), device_policy asked for asid"
+[ "$(cat "$ctx/threshold")" = 77 ] ||
+	fail "$name: threshold $(cat "$ctx/threshold"), device_policy asked for 77"
+dmesg | grep -qF "flushpol: $name: created for $bdf, strict" ||
+	fail "no \"$name: created for $bdf\" in the log"
+dmesg | grep -qF "flushpol: $name: device_policy for $bdf applied" ||
+	fail "no \"$name: device_policy for $bdf applied\" in the log"
+dmesg | grep -F "flushpol: $name: " | sed 's/^/bydev: log: /'
+fp_status_check "$bdf"
+
+dd if=/dev/urandom of=/tmp/data bs=1M count=8 2>/dev/null
+want=$(md5sum < /tmp/data)
+n=0
+roundtrip()
+{
+	n=$((n + 1))
+	echo 1 > "$ctx/stats/reset"
+	dd if=/tmp/data of=/dev/nvme0n1 bs=64k seek=$((n * 128)) conv=fsync 2>/dev/null
+	echo 3 > /proc/sys/vm/drop_caches
+	got=$(dd if=/dev/nvme0n1 bs=64k skip=$((n * 128)) count=128 2>/dev/null | md5sum)
+	[ "$got" = "$want" ] || fail "$1: read back $got, wrote $want"
+	echo "bydev: $1: data intact; unmaps $(cat "$ctx/stats/unmaps"), tlbi_va $(cat "$ctx/stats/tlbi_va"), tlbi_asid $(cat "$ctx/stats/tlbi_asid")"
+}
+stat() { cat "$ctx/stats/$1"; }
+
+roundtrip asid
+[ "$(stat unmaps)" -gt 0 ] || fail "asid: no unmap counted"
+[ "$(stat tlbi_asid)" -gt 0 ] || fail "asid: no ASID command"
+[ "$(stat tlbi_va)" = 0 ] || fail "asid: $(stat tlbi_va) by-VA commands"
+
+out=$(/usr/sbin/flushpol-status set "$bdf" va)
+echo "bydev: flushpol-status set: $out"
+[ "$out" = "$bdf $name: policy asid -> va" ] ||
+	fail "flushpol-status set printed \"$out\""
+roundtrip va
+[ "$(stat tlbi_va)" -gt 0 ] || fail "va: no by-VA command"
+[ "$(stat tlbi_asid)" = 0 ] || fail "va: $(stat tlbi_asid) ASID commands"
+sleep 1
+fp_status_check
+
+! dmesg | grep -E 'F_TRANSLATION|event 0x' || fail "SMMU events during I/O"
+echo "bydev: PASS"
