@@ -86,8 +86,11 @@ struct smmuv2_device_cfg {
  * @aarch32: the bank uses the AArch32 (LPAE) context format (CBA2R.VA64 is
  *	0): TLBI values are 32-bit and ASIDs 8-bit
  * @lazy: the domain is non-strict (DMA flush queue)
+ * @dev: optional; the master whose attach finalised the bank, named in
+ *	the journal line that says the context was created
  */
 struct smmuv2_context_cfg {
+	struct device *dev;
 	u8 cbndx;
 	u16 id;
 	bool stage2;
