@@ -6,6 +6,7 @@
  * plain shifts, not taken from the backend's header: a wrong offset or
  * field there must not be copied into the oracle.
  */
+#include <linux/bitfield.h>
 #include <linux/bits.h>
 #include <linux/err.h>
 #include <linux/sizes.h>
@@ -18,6 +19,9 @@
 #define FPT_GR0_TLBIALLNSNH	0x68
 #define FPT_GR0_STLBGSYNC	0x70
 #define FPT_GR0_STLBGSTATUS	0x74
+#define FPT_GR0_S2CR(n)		(0xc00 + ((n) << 2))
+#define FPT_S2CR_TYPE		GENMASK(17, 16)
+#define FPT_S2CR_CBNDX		GENMASK(7, 0)
 #define FPT_GR1_CBAR(n)		(0x0 + 4 * (n))
 #define FPT_GR1_CBA2R(n)	(0x800 + 4 * (n))
 #define FPT_CB_SCTLR		0x0
@@ -47,9 +51,35 @@ static struct fpt_v2_bank *fpt_v2_bank_at(struct fpt_v2_fake *fake,
 	return fake->cb[*n].used ? &fake->cb[*n] : NULL;
 }
 
+/* What each write costs on silicon; the rest costs nothing here. */
+static const u32 fpt_v2_cost_ns[FPT_V2_NR] = {
+	[FPT_V2_TLBIVA] = FP_CMD_NS_DEFAULT,
+	[FPT_V2_TLBIVAL] = FP_CMD_NS_DEFAULT,
+	[FPT_V2_TLBIASID] = FP_CMD_NS_DEFAULT,
+	[FPT_V2_TLBIALL] = FP_CMD_NS_DEFAULT,
+	[FPT_V2_TLBIIPAS2] = FP_CMD_NS_DEFAULT,
+	[FPT_V2_TLBIIPAS2L] = FP_CMD_NS_DEFAULT,
+	[FPT_V2_TLBIVMID] = FP_CMD_NS_DEFAULT,
+	[FPT_V2_TLBIALLNSNH] = FP_CMD_NS_DEFAULT,
+	[FPT_V2_TLBSYNC] = FP_SYNC_NS_DEFAULT,
+	[FPT_V2_TLBGSYNC] = FP_SYNC_NS_DEFAULT,
+};
+
+/**
+ * fpt_v2_clock() - the fake's time: what its writes cost on silicon
+ * @fake: the fake, as &smmuv2_device_cfg.priv
+ *
+ * Return: ns charged so far, at the seed's SM8150 figures.
+ */
+u64 fpt_v2_clock(void *fake)
+{
+	return READ_ONCE(((struct fpt_v2_fake *)fake)->charged_ns);
+}
+
 static void fpt_v2_count(struct fpt_v2_fake *fake, enum fpt_v2_count c,
 			 u64 val, bool is64)
 {
+	WRITE_ONCE(fake->charged_ns, fake->charged_ns + fpt_v2_cost_ns[c]);
 	fake->n[c]++;
 	fake->last[c] = val;
 	fake->last64[c] = is64;
@@ -62,6 +92,16 @@ static void fpt_v2_decode_gr0(struct fpt_v2_fake *fake, unsigned int off,
 
 	if (is64) {
 		fake->n[FPT_V2_BAD]++;
+		return;
+	}
+	/* Stream-to-context: where a master's transactions go. */
+	if (off >= FPT_GR0_S2CR(0) && off < FPT_GR0_S2CR(FPT_V2_NR_SME)) {
+		struct fpt_v2_s2cr *e = &fake->s2cr[(off - FPT_GR0_S2CR(0)) / 4];
+
+		e->written = true;
+		e->type = FIELD_GET(FPT_S2CR_TYPE, val);
+		e->cbndx = FIELD_GET(FPT_S2CR_CBNDX, val);
+		fpt_v2_count(fake, FPT_V2_S2CR, val, is64);
 		return;
 	}
 	switch (off) {
@@ -336,6 +376,7 @@ struct fpt_v2_fake *fpt_v2_fake_new(struct kunit *test, struct fpm_smmu *model,
 		.numpage = FPT_V2_NUMPAGE,
 		.coherent_walk = true,
 		.regs = &fpt_v2_regs,
+		.clock = fpt_v2_clock,
 		.priv = fake,
 	};
 	fake->smmu = qcom ? qcom_smmuv2_device_create(&cfg) :

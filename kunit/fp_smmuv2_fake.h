@@ -25,6 +25,7 @@
 #define FPT_V2_NUMPAGE	8	/* pages of global space: CB n is page 8 + n */
 #define FPT_V2_NR_CB	8
 #define FPT_V2_NR_READS	16
+#define FPT_V2_NR_SME	16	/* stream map entries: S2CR 0 to 15 */
 
 /* What the fake counts, one slot per register (and kind of access). */
 enum fpt_v2_count {
@@ -40,6 +41,7 @@ enum fpt_v2_count {
 	FPT_V2_TLBGSYNC,
 	FPT_V2_STATUS_READS,	/* TLBSTATUS and sTLBGSTATUS */
 	FPT_V2_CFG,		/* bank configuration: CBAR, TTBR0, ... */
+	FPT_V2_S2CR,		/* stream-to-context registers */
 	FPT_V2_BAD,
 	FPT_V2_NR,
 };
@@ -61,16 +63,30 @@ struct fpt_v2_bank {
 	u64 ttbr0;
 };
 
+/* A stream map entry's S2CR: 0 translate, 1 bypass, 2 fault. */
+struct fpt_v2_s2cr {
+	bool written;
+	u8 type;
+	u8 cbndx;
+};
+
 struct fpt_v2_fake {
 	struct smmuv2_device *smmu;	/* the backend's, on this fake */
 	struct device dev;
 	struct fpm_smmu *model;
 	struct fpt_v2_bank cb[FPT_V2_NR_CB];
+	struct fpt_v2_s2cr s2cr[FPT_V2_NR_SME];
 	u32 gstatus;
 	unsigned int gpolls;
 	u64 gsync_at;
 	/* Status reads a sync stays active for before it may complete. */
 	unsigned int polls_to_complete;
+	/*
+	 * What the writes so far cost on silicon, the seed's SM8150 figures
+	 * per TLBI and per sync: never reset, the clock the adaptive policy
+	 * times this fake's flushes with (fpt_v2_clock()).
+	 */
+	u64 charged_ns;
 	unsigned long n[FPT_V2_NR];
 	u64 last[FPT_V2_NR];		/* last value written per register */
 	bool last64[FPT_V2_NR];		/* ... and whether as 64 bits */
@@ -106,6 +122,7 @@ void fpt_v2_count_run(struct kunit *test, const struct fpt_v2_count_case *c,
 		      const struct fpt_backend *be);
 
 /* The accessors, for tests that put something in front of them. */
+u64 fpt_v2_clock(void *fake);
 u32 fpt_v2_read(void *fake, unsigned int page, unsigned int off);
 u64 fpt_v2_read64(void *fake, unsigned int page, unsigned int off);
 void fpt_v2_write(void *fake, unsigned int page, unsigned int off, u32 val);

@@ -87,6 +87,10 @@ static void sysfs_switches_policy_and_threshold(struct kunit *test)
 	{ .size = sz, .pgsize = pg, .tlbival = val, .tlbiasid = asid,	\
 	  .tlbsync = sync, .b_lost = bl }
 
+#define QA(sz, pg, va, val, asid, sync, bl)				\
+	{ .policy = "adaptive", .size = sz, .pgsize = pg, .tlbiva = va,	\
+	  .tlbival = val, .tlbiasid = asid, .tlbsync = sync, .b_lost = bl }
+
 /* The seed sizes with nothing chosen: Qualcomm's threshold at 128. */
 static const struct fpt_v2_count_case fpt_qcom_count_cases[] = {
 	Q(SZ_4K,  SZ_4K,  1,  0,  1, 0),
@@ -98,12 +102,22 @@ static const struct fpt_v2_count_case fpt_qcom_count_cases[] = {
 	Q(24 * SZ_1M, SZ_4K, 0, 12, 12, 512),
 	Q(SZ_32M, SZ_4K,  0, 16, 16, 512),
 	Q(SZ_32M, SZ_2M, 16,  0,  1, 0),
+	/* adaptive chosen, with Qualcomm's priors: */
+	QA(SZ_4K,  SZ_4K,   0,   1,  0,  1, 0),
+	QA(SZ_64K, SZ_4K,   0,  16,  0,  1, 0),
+	QA(SZ_1M,  SZ_4K,   0, 256,  0,  1, 0),
+	QA(SZ_2M,  SZ_4K, 512,   0,  0,  1, 0),
+	QA(12 * SZ_1M, SZ_4K, 3072,   0,  0,  6, 0),
+	QA(SZ_16M, SZ_4K, 4096,   0,  0,  8, 0),
+	QA(24 * SZ_1M, SZ_4K, 6144,   0,  0, 12, 0),
+	QA(SZ_32M, SZ_4K, 8192,   0,  0, 16, 0),
+	QA(SZ_32M, SZ_2M,   0,  16,  0,  1, 0),
 };
 
 static void fpt_qcom_count_desc(const struct fpt_v2_count_case *c, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "default-%zuK-in-%zuK",
-		 c->size / SZ_1K, c->pgsize / SZ_1K);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s-%zuK-in-%zuK",
+		 c->policy ?: "default", c->size / SZ_1K, c->pgsize / SZ_1K);
 }
 
 KUNIT_ARRAY_PARAM(fpt_qcom_count, fpt_qcom_count_cases, fpt_qcom_count_desc);

@@ -133,6 +133,7 @@ struct fp_context *smmuv2_context_create(struct smmuv2_device *smmu,
 		.id = cfg->id,
 		.stage2 = cfg->stage2,
 		.lazy = cfg->lazy,
+		.dev = cfg->dev,
 		.default_policy = "va",
 		.default_threshold = SMMUV2_DEFAULT_THRESHOLD,
 	};

@@ -63,7 +63,10 @@ struct smmuv2_reg_ops {
  *	page @page timed out, after the backend's (Qualcomm: the TBUs'
  *	state, through the firmware).  Called under the device's log rate
  *	limit, in atomic context.
- * @priv: the driver's; passed to @regs and @sync_timeout
+ * @clock: optional; the time in ns that flushes of this SMMU's contexts
+ *	are measured with (the adaptive policy's samples), for a model of
+ *	the hardware that charges what silicon costs; NULL: ktime_get_ns()
+ * @priv: the driver's; passed to @regs, @sync_timeout and @clock
  */
 struct smmuv2_device_cfg {
 	const char *name;
@@ -75,6 +78,7 @@ struct smmuv2_device_cfg {
 	unsigned int sync_timeout_us;
 	const struct smmuv2_reg_ops *regs;
 	void (*sync_timeout)(void *priv, unsigned int page);
+	u64 (*clock)(void *priv);
 	void *priv;
 };
 
@@ -86,8 +90,11 @@ struct smmuv2_device_cfg {
  * @aarch32: the bank uses the AArch32 (LPAE) context format (CBA2R.VA64 is
  *	0): TLBI values are 32-bit and ASIDs 8-bit
  * @lazy: the domain is non-strict (DMA flush queue)
+ * @dev: optional; the master whose attach finalised the bank, named in
+ *	the journal line that says the context was created
  */
 struct smmuv2_context_cfg {
+	struct device *dev;
 	u8 cbndx;
 	u16 id;
 	bool stage2;

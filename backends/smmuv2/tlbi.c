@@ -8,6 +8,7 @@
 #define pr_fmt(fmt) "flushpol_smmuv2: " fmt
 
 #include <linux/bitfield.h>
+#include <linux/timekeeping.h>
 
 #include "smmuv2_ctx.h"
 #include "smmuv2_regs.h"
@@ -130,10 +131,18 @@ static void smmuv2_inv_all(struct fp_context *ctx)
 			     SMMUV2_DUMMY_VAL);
 }
 
+static u64 smmuv2_clock(struct fp_context *ctx)
+{
+	const struct smmuv2_device_cfg *cfg = &smmuv2_ctx(ctx)->smmu->cfg;
+
+	return cfg->clock ? cfg->clock(cfg->priv) : ktime_get_ns();
+}
+
 /* No inv_range: SMMUv2 has no range invalidation. */
 const struct fp_hw_ops smmuv2_hw_ops = {
 	.inv_va		= smmuv2_inv_va,
 	.inv_context	= smmuv2_inv_context,
 	.inv_all	= smmuv2_inv_all,
 	.sync		= smmuv2_sync,
+	.clock		= smmuv2_clock,
 };

@@ -31,6 +31,8 @@
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 #define FPA_IOVA	SZ_1G
+/* A second buffer, live while the first goes, as the count suites have. */
+#define FPA_IOVA_B	(3UL * SZ_1G)
 
 struct fpa_smmu {
 	struct qcom_smmu qsmmu;		/* first: arm-smmu-qcom's container_of */
@@ -68,6 +70,11 @@ static void fpa_write_reg64(struct arm_smmu_device *smmu, int page, int off,
 			    u64 val)
 {
 	fpt_v2_write64(to_fpa(smmu)->fake, page, off, val);
+}
+
+static u64 fpa_clock(void *smmu)
+{
+	return fpt_v2_clock(to_fpa(smmu)->fake);
 }
 
 /* Table memory the model sees freed, never reused while the test runs. */
@@ -112,6 +119,7 @@ static struct fpa_smmu *fpa_smmu_new(struct kunit *test, bool qcom)
 	struct fpa_smmu *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	struct arm_smmu_device *smmu;
 	struct device *dev;
+	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	INIT_LIST_HEAD(&f->freed);
@@ -158,10 +166,20 @@ static struct fpa_smmu *fpa_smmu_new(struct kunit *test, bool qcom)
 		.fp_qcom		= qcom,
 	};
 	spin_lock_init(&smmu->global_sync_lock);
+	mutex_init(&smmu->stream_map_mutex);
+	/* Every stream map entry as probe leaves it: bypass, unclaimed. */
+	smmu->num_mapping_groups = FPT_V2_NR_SME;
+	smmu->s2crs = kunit_kcalloc(test, FPT_V2_NR_SME, sizeof(*smmu->s2crs),
+				    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, smmu->s2crs);
+	for (i = 0; i < FPT_V2_NR_SME; i++)
+		smmu->s2crs[i].type = S2CR_TYPE_BYPASS;
 	/* Qualcomm's TBU dump finds no TBU registers and says so. */
 	f->qsmmu.cfg = NULL;
 	KUNIT_ASSERT_EQ(test, arm_smmu_fp_probe(smmu), 0);
 	KUNIT_ASSERT_NOT_NULL(test, smmu->fp);
+	/* adaptive times flushes at what the fake's writes cost on silicon. */
+	smmu->fp->cfg.clock = fpa_clock;
 	return f;
 }
 
@@ -220,8 +238,8 @@ static struct arm_smmu_domain *fpa_domain_new(struct kunit *test,
 }
 
 /* As iommu_map() and iommu_unmap() call the driver. */
-static void fpa_map(struct kunit *test, struct iommu_domain *domain,
-		    size_t size, size_t pgsize)
+static void fpa_map_at(struct kunit *test, struct iommu_domain *domain,
+		       unsigned long iova, size_t size, size_t pgsize)
 {
 	const struct iommu_domain_ops *ops = domain->ops;
 	size_t done = 0, mapped;
@@ -229,7 +247,7 @@ static void fpa_map(struct kunit *test, struct iommu_domain *domain,
 
 	while (done < size) {
 		mapped = 0;
-		ret = ops->map_pages(domain, FPA_IOVA + done, FPA_IOVA + done,
+		ret = ops->map_pages(domain, iova + done, iova + done,
 				     pgsize, (size - done) / pgsize,
 				     IOMMU_READ | IOMMU_WRITE, GFP_KERNEL,
 				     &mapped);
@@ -239,23 +257,33 @@ static void fpa_map(struct kunit *test, struct iommu_domain *domain,
 	}
 }
 
+static void fpa_map(struct kunit *test, struct iommu_domain *domain,
+		    size_t size, size_t pgsize)
+{
+	fpa_map_at(test, domain, FPA_IOVA, size, pgsize);
+}
+
 struct fpa_case {
 	const char *policy;	/* NULL: the implementation's default */
 	bool qcom;
 	size_t pgsize;
 	/* Expected writes, as Documentation/policies.rst's MMIO table. */
 	unsigned long tlbiva, tlbival, tlbiasid, tlbsync;
+	unsigned long b_lost;	/* the second buffer's entries thrown away */
 };
 
 /* 32M, the seed's camera buffer. */
 static const struct fpa_case fpa_cases[] = {
-	{ "va",        false, SZ_4K, 8192, 16,  0, 17 },
-	{ "asid",      false, SZ_4K,    0,  0, 16, 16 },
-	{ "threshold", false, SZ_4K,    0,  0, 16, 16 },
-	{ NULL,        false, SZ_4K, 8192, 16,  0, 17 },
-	{ NULL,        true,  SZ_4K,    0,  0, 16, 16 },
-	{ "va",        false, SZ_2M,    0, 16,  0,  1 },
-	{ NULL,        true,  SZ_2M,    0, 16,  0,  1 },
+	{ "va",        false, SZ_4K, 8192, 16,  0, 17,   0 },
+	{ "asid",      false, SZ_4K,    0,  0, 16, 16, 512 },
+	{ "threshold", false, SZ_4K,    0,  0, 16, 16, 512 },
+	{ NULL,        false, SZ_4K, 8192, 16,  0, 17,   0 },
+	{ NULL,        true,  SZ_4K,    0,  0, 16, 16, 512 },
+	{ "va",        false, SZ_2M,    0, 16,  0,  1,   0 },
+	{ NULL,        true,  SZ_2M,    0, 16,  0,  1,   0 },
+	{ "adaptive",  false, SZ_4K, 8192,  0,  0, 16,   0 },
+	{ "adaptive",  true,  SZ_4K, 8192,  0,  0, 16,   0 },
+	{ "adaptive",  true,  SZ_2M,    0, 16,  0,  1,   0 },
 };
 
 static void fpa_case_desc(const struct fpa_case *c, char *desc)
@@ -275,11 +303,16 @@ static void unmap_32m(struct kunit *test)
 	struct iommu_domain *domain = &smmu_domain->domain;
 	struct fpt_v2_fake *fake = f->fake;
 	struct iommu_iotlb_gather gather;
-	unsigned long pos;
+	unsigned long pos, b_left;
 
 	fpa_map(test, domain, SZ_32M, c->pgsize);
+	fpa_map_at(test, domain, FPA_IOVA_B, SZ_2M, SZ_4K);
 	for (pos = FPA_IOVA; pos < FPA_IOVA + SZ_32M; pos += c->pgsize)
 		KUNIT_ASSERT_TRUE(test, fpm_access(&f->mc, pos));
+	fpm_access_range(&f->mc, FPA_IOVA_B, SZ_2M);
+	fpm_forget(&f->mc, FPA_IOVA_B, SZ_2M);
+	KUNIT_ASSERT_EQ(test, fpm_cached_leaves(&f->mc, FPA_IOVA_B, SZ_2M),
+			SZ_2M / SZ_4K);
 	fpt_v2_fake_reset(fake);
 
 	/* __iommu_unmap(): 16 blocks' worth, one gather, then its sync. */
@@ -294,6 +327,8 @@ static void unmap_32m(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fake->n[FPT_V2_TLBSYNC], c->tlbsync);
 	KUNIT_EXPECT_EQ(test, fake->n[FPT_V2_TLBIALL], 0);
 	KUNIT_EXPECT_EQ(test, fake->n[FPT_V2_BAD], 0);
+	b_left = fpm_cached_leaves(&f->mc, FPA_IOVA_B, SZ_2M);
+	KUNIT_EXPECT_EQ(test, SZ_2M / SZ_4K - b_left, c->b_lost);
 	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&f->mc), 0);
 	KUNIT_EXPECT_EQ(test, f->mc.n.freed_refs, 0);
 	KUNIT_EXPECT_FALSE(test, fpm_access(&f->mc, FPA_IOVA));
@@ -317,9 +352,131 @@ static void flush_all(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fpm_cached_entries(&f->mc), 0);
 }
 
+#define FPA_DEV_PARAM	"/sys/module/flushpol/parameters/device_policy"
+#define FPA_SME		3	/* the master's stream map entry */
+
+static void fpa_restore_dev_param(void *unused)
+{
+	fpt_write_file(FPA_DEV_PARAM, "\n", 1);
+}
+
+static void fpa_master_forget(void *data)
+{
+	struct device *dev = data;
+
+	kfree(dev_iommu_priv_get(dev));
+	dev->iommu = NULL;
+}
+
+/*
+ * A master with one stream, as arm_smmu_probe_device() leaves it: its
+ * fwspec, and its master configuration holding one stream map entry.
+ */
+static struct device *fpa_master_new(struct kunit *test, struct fpa_smmu *f,
+				     const char *name)
+{
+	struct arm_smmu_master_cfg *cfg;
+	struct iommu_fwspec *fwspec;
+	struct device *dev;
+
+	dev = kunit_device_register(test, name);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	fwspec = kunit_kzalloc(test, struct_size(fwspec, ids, 1), GFP_KERNEL);
+	dev->iommu = kunit_kzalloc(test, sizeof(*dev->iommu), GFP_KERNEL);
+	/* Freed by arm_smmu_release_device(), as the driver allocated it. */
+	cfg = kzalloc(struct_size(cfg, smendx, 1), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, fwspec && dev->iommu && cfg);
+	fwspec->num_ids = 1;
+	fwspec->ids[0] = 0x42;
+	dev->iommu->fwspec = fwspec;
+	cfg->smmu = &f->qsmmu.smmu;
+	cfg->smendx[0] = FPA_SME;
+	f->qsmmu.smmu.s2crs[FPA_SME].count = 1;
+	dev->iommu->priv = cfg;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpa_master_forget,
+							dev), 0);
+	return dev;
+}
+
+/* What /sys/kernel/flushpol/devices/<master>/@attr reads, or an error. */
+static ssize_t fpa_read_dev_attr(struct device *dev, const char *attr,
+				 char *buf, size_t size)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "/sys/kernel/flushpol/devices/%s/%s",
+		 dev_name(dev), attr);
+	return fpt_read_file(path, buf, size);
+}
+
+/*
+ * An SoC engineer configures the camera by its device name on the kernel
+ * command line, and finds its context by that name: arm-smmu's own
+ * attach_dev links the master to the bank's context and applies
+ * flushpol.device_policy=; bypass and release take the link away.
+ */
+static void attach_links(struct kunit *test)
+{
+	struct fpa_smmu *f = fpa_smmu_new(test, false);
+	struct fpt_v2_s2cr *s2cr = &f->fake->s2cr[FPA_SME];
+	struct iommu_domain *domain, *identity = arm_smmu_ops.identity_domain;
+	struct arm_smmu_domain *smmu_domain;
+	struct device *cam = fpa_master_new(test, f, "cam");
+	char param[128], buf[128];
+	int len;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpa_restore_dev_param,
+							NULL), 0);
+	len = snprintf(param, sizeof(param), "%s=asid:threshold=32\n",
+		       dev_name(cam));
+	KUNIT_ASSERT_EQ(test, fpt_write_file(FPA_DEV_PARAM, param, len), len);
+
+	domain = arm_smmu_ops.domain_alloc_paging(cam);
+	KUNIT_ASSERT_NOT_NULL(test, domain);
+	domain->type = IOMMU_DOMAIN_DMA;
+	domain->ops = arm_smmu_ops.default_domain_ops;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpa_domain_free,
+							domain), 0);
+	smmu_domain = container_of(domain, struct arm_smmu_domain, domain);
+
+	KUNIT_ASSERT_EQ(test, domain->ops->attach_dev(domain, cam), 0);
+	KUNIT_ASSERT_NOT_NULL(test, smmu_domain->fp);
+	KUNIT_EXPECT_TRUE(test, s2cr->written);
+	KUNIT_EXPECT_EQ(test, s2cr->type, S2CR_TYPE_TRANS);
+	KUNIT_EXPECT_EQ(test, s2cr->cbndx, smmu_domain->cfg.cbndx);
+	KUNIT_ASSERT_GT(test, fpa_read_dev_attr(cam, "policy", buf,
+						sizeof(buf)), 0);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, "[asid]"), "policy %s",
+				  buf);
+	KUNIT_ASSERT_GT(test, fpa_read_dev_attr(cam, "threshold", buf,
+						sizeof(buf)), 0);
+	KUNIT_EXPECT_STREQ(test, buf, "32\n");
+	KUNIT_ASSERT_GT(test, fpa_read_dev_attr(cam, "backend", buf,
+						sizeof(buf)), 0);
+	KUNIT_EXPECT_STREQ(test, buf, "smmuv2\n");
+
+	/* Bypass: the stream goes around every bank, and the link goes. */
+	KUNIT_ASSERT_EQ(test, identity->ops->attach_dev(identity, cam), 0);
+	KUNIT_EXPECT_EQ(test, s2cr->type, S2CR_TYPE_BYPASS);
+	KUNIT_EXPECT_EQ(test, fpa_read_dev_attr(cam, "policy", buf,
+						sizeof(buf)), -ENOENT);
+
+	/* Back, then released as the device goes away. */
+	KUNIT_ASSERT_EQ(test, domain->ops->attach_dev(domain, cam), 0);
+	KUNIT_EXPECT_EQ(test, s2cr->type, S2CR_TYPE_TRANS);
+	KUNIT_EXPECT_GT(test, fpa_read_dev_attr(cam, "policy", buf,
+						sizeof(buf)), 0);
+	arm_smmu_ops.release_device(cam);
+	cam->iommu->priv = NULL;
+	KUNIT_EXPECT_EQ(test, fpa_read_dev_attr(cam, "policy", buf,
+						sizeof(buf)), -ENOENT);
+}
+
 static struct kunit_case fpa_test_cases[] = {
 	KUNIT_CASE_PARAM(unmap_32m, fpa_case_gen_params),
 	KUNIT_CASE(flush_all),
+	KUNIT_CASE(attach_links),
 	{}
 };
 
