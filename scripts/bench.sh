@@ -235,8 +235,11 @@ when=$(cat "$out/date" 2>/dev/null) || when=$(date -u +%F)
 		--fio-verify "$top/build/qemu/fio-verify"
 } >"$md"
 gnuplot -e "png='$png'" "$out/latency.gp"
+# SMMUv2 and Qualcomm: priced from the exact counts, written by the same
+# bench-table.py run.
+(cd "$out" && gnuplot -e "png='$res/mmio-latency.png'" mmio-latency.gp)
 cat "$md"
-log "wrote $md and $png"
+log "wrote $md, $png and $res/mmio-latency.png"
 {
 	echo "Measured $when by \`make bench\` at $rev, $rounds rounds" \
 	     "of $reps unmaps, on the machine above."
@@ -246,8 +249,8 @@ log "wrote $md and $png"
 FP_BENCH_REV=$rev FP_BENCH_DATE=$when \
 	"$top/scripts/bench-dispatch.sh" "$out/kunit" "$out/kunit-nodebug" >/dev/null
 log "results in ${res#"$top"/}/:"
-for f in bench.md unmap-latency.png qemu-vs-upstream.md dispatch.md \
-	 insn.md insn-profile.md adaptive.md adaptive.png fio.md fio.png scale.md; do
+for f in bench.md unmap-latency.png mmio-latency.png qemu-vs-upstream.md \
+	 dispatch.md insn.md insn-profile.md adaptive.md adaptive.png fio.md fio.png scale.md; do
 	[ ! -e "$res/$f" ] || log "  ${res#"$top"/}/$f"
 done
 log "to publish them into bench/results/ (tracked): make results"
