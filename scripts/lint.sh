@@ -13,6 +13,8 @@
 #            clean
 #   tables   scripts/tables-selftest.py: the benchmark tables and their
 #            intervals, on generated guest consoles
+#   boot     scripts/flushpol-boot-selftest.sh: what the package's
+#            flushpol-boot puts on GRUB's command line, on a made-up /boot
 #   kcsan    scripts/kcsan-summary-selftest.sh: make kcsan's verdict on
 #            KCSAN reports in and near flushpol's code
 # Builds happen in a throwaway copy of the tree, so the checkout stays
@@ -154,12 +156,17 @@ lint_tables()
 	python3 "$here/tables-selftest.py"
 }
 
+lint_boot()
+{
+	"$here/flushpol-boot-selftest.sh"
+}
+
 lint_kcsan()
 {
 	"$here/kcsan-summary-selftest.sh"
 }
 
-for check in build sparse checkpatch docs tables kcsan; do
+for check in build sparse checkpatch docs tables boot kcsan; do
 	log "--- $check ---"
 	# A subshell outside any "if", so set -e still holds inside the check.
 	set +e
