@@ -269,7 +269,7 @@ expect "enable (update-grub's /boot/grub/grub.cfg)" /boot/grub/grub.cfg 1
 for k in "${boot[@]}"; do
 	initrd_loads "$k" || bad "enable: $k's initramfs does not load flushpol_smmuv3"
 done
-flushpol-boot status >"$work/status-enable" 2>&1
+flushpol-boot status >"$work/status-enable" 2>&1 || true
 { grep -q '^enabled' "$work/status-enable" &&
   grep -q "^boot option: $opt" "$work/status-enable"; } ||
 	{ cat "$work/status-enable" >&2; bad "enable: flushpol-boot status does not say so"; }
@@ -284,7 +284,7 @@ gen fake
 expect "kernel without it" "$work/grub-fake.cfg" 0
 grep -q "WARNING: $opt withheld.* ${fake##*/}" "$work/grub-fake.err" ||
 	{ cat "$work/grub-fake.err" >&2; bad "grub-mkconfig does not name ${fake##*/} as lacking flushpol_smmuv3"; }
-flushpol-boot status >"$work/status-fake" 2>&1
+flushpol-boot status >"$work/status-fake" 2>&1 || true
 grep -q "^boot option: withheld.*${fake##*/}" "$work/status-fake" ||
 	{ cat "$work/status-fake" >&2; bad "flushpol-boot status does not say withheld"; }
 rm -f "$fakeimg"
