@@ -2,16 +2,34 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Usage: scripts/deb-check.sh
+#        FLUSHPOL_DEB names a .deb built already (default: make deb's)
 #
 # What a user does with the package, on this host: make deb, then
 #   apt install ./build/deb/flushpol-dkms_<version>_all.deb
 # and checks that dkms status shows flushpol installed for every kernel
 # with headers in /lib/modules, that a kernel below 6.1 is skipped with
 # the reason printed (a fake one: /lib/modules/5.10.0-0-flushpol-fake with
-# a build/ of an include/ and a .config), then
-#   apt remove flushpol-dkms
-# and checks that /usr/src, /var/lib/dkms and /lib/modules hold the same
-# files as before.  Needs root.  Refuses to run if flushpol-dkms is
+# a build/ of an include/ and a .config).  Then turning it on and going
+# back, on the kernels with headers whose image is in /boot, each step
+# checked in GRUB's configuration (grub-mkconfig -o a file of ours, and
+# the /boot/grub/grub.cfg update-grub writes) and in the initramfs:
+#  - installed, it is off: no entry has initcall_blacklist=arm_smmu_driver_init
+#  - flushpol-boot enable: every normal entry has it, no recovery entry;
+#    each initramfs holds flushpol_smmuv3 and loads it (conf/modules)
+#  - a kernel in /boot without flushpol_smmuv3 (the fake one's vmlinuz):
+#    the kernel hook warns, no entry has the option, grub-mkconfig names
+#    the kernel; taken away, the option is back
+#  - the same .deb installed again (an upgrade): each initramfs rebuilt,
+#    with the module dkms has just installed
+#  - flushpol-boot disable: no entry has it, no initramfs loads it
+#  - apt remove while enabled: the prerm warns, no entry has the option,
+#    no initramfs holds the module
+# After every step, every entry must boot with an SMMU driver: an entry
+# with the option only for a kernel whose initramfs loads flushpol_smmuv3.
+# Then apt remove must leave /usr/src, /var/lib/dkms and /lib/modules
+# holding the same files as before, and apt purge the conffiles gone.
+# /boot/grub/grub.cfg and the initramfs images are put back as they were
+# in the EXIT trap.  Needs root.  Refuses to run if flushpol-dkms is
 # installed (it is the machine's then, not ours to remove); holds
 # scripts/dkms-check.sh's lock, as both use the same dkms registration.
 
@@ -38,15 +56,24 @@ st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null) || st=
 [ -z "$(dkms status -m flushpol 2>/dev/null)" ] ||
 	die "flushpol is registered in dkms already: $(dkms status -m flushpol)"
 
-deb=$("$here/deb.sh")
+fp_apt_install grub-common grub2-common initramfs-tools >&2
+deb=${FLUSHPOL_DEB:-$("$here/deb.sh")}
 work=$(mktemp -d /tmp/flushpol-deb.XXXXXX)
 fake=/lib/modules/5.10.0-0-flushpol-fake
+fakeimg=/boot/vmlinuz-${fake##*/}
+opt=initcall_blacklist=arm_smmu_driver_init
+cfg=/etc/default/grub.d/flushpol.cfg
+failed=0
+made_grub_dir=
+made_grub_cfg=
 
-# Names only: what apt remove must leave as apt install found it.
+# Names only: what apt remove must leave as apt install found it.  dkms
+# makes its module-signing key (/var/lib/dkms/mok.*) at its first build on
+# a machine and keeps it, as it must: the key may be enrolled.
 snapshot()
 {
-	find /usr/src /var/lib/dkms /lib/modules -path "$fake" -prune -o -print |
-		sort
+	find /usr/src /var/lib/dkms /lib/modules -path "$fake" -prune -o \
+		-path '/var/lib/dkms/mok.*' -prune -o -print | sort
 }
 
 cleanup()
@@ -54,12 +81,23 @@ cleanup()
 	local rc=$?
 	trap - EXIT
 	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null) || st=
-	if [[ $st == ?[iUFHWt]* ]]; then
+	if [[ $st == ?[iUFHWtc]* ]]; then
 		log "cleaning up: removing $pkg"
 		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q \
 			-o DPkg::Lock::Timeout=900 "$pkg" >&2 </dev/null || true
 	fi
-	rm -rf "$fake" "$work"
+	rm -rf "$fake" "$fakeimg"
+	# What update-grub and update-initramfs changed in /boot.
+	for f in "$work"/boot/initrd.img-*; do
+		[ -e "$f" ] && cp -p "$f" "/boot/${f##*/}"
+	done
+	if [ -n "$made_grub_cfg" ]; then
+		rm -f /boot/grub/grub.cfg
+	elif [ -e "$work/boot/grub.cfg" ]; then
+		cp -p "$work/boot/grub.cfg" /boot/grub/grub.cfg
+	fi
+	[ -z "$made_grub_dir" ] || rmdir /boot/grub 2>/dev/null || true
+	rm -rf "$work"
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -77,6 +115,33 @@ log "kernels with headers: ${kvers[*]}; running: $running"
 # Kernels without their image get modules.* from dkms' depmod: note which
 # were there, to put them back (as scripts/dkms-check.sh does).
 snapshot >"$work/before"
+
+# The kernels GRUB lists that flushpol is built for: those with headers
+# whose image (and config, which mkinitramfs reads) is in /boot.
+boot=()
+for k in "${kvers[@]}"; do
+	[ -f "/boot/vmlinuz-$k" ] && [ -f "/boot/config-$k" ] && boot+=("$k")
+done
+[ ${#boot[@]} -gt 0 ] ||
+	die "no kernel with headers has its image in /boot (install linux-image-$FP_KVER_612)"
+mkdir -p "$work/boot"
+for k in "${boot[@]}"; do
+	[ -f "/boot/initrd.img-$k" ] || update-initramfs -c -k "$k" >&2 ||
+		die "update-initramfs -c -k $k failed"
+done
+cp -p /boot/initrd.img-* "$work/boot/"
+# update-grub writes /boot/grub/grub.cfg only where it is already.
+if [ ! -d /boot/grub ]; then
+	mkdir /boot/grub
+	made_grub_dir=1
+fi
+if [ -e /boot/grub/grub.cfg ]; then
+	cp -p /boot/grub/grub.cfg "$work/boot/grub.cfg"
+else
+	: >/boot/grub/grub.cfg
+	made_grub_cfg=1
+fi
+log "GRUB and initramfs checks on ${boot[*]}"
 
 mkdir -p "$fake/build/include"
 echo "CONFIG_IOMMU_API=y" >"$fake/build/.config"
@@ -112,16 +177,180 @@ if [ ! -e "/lib/modules/$running/build/include" ]; then
 	grep -F "$running" "$work/install.log" >&2 || true
 fi
 
+# A check that fails is reported and the run goes on, so that one run
+# shows every step that fails; the run fails at the end.
+bad() { log "FAIL: $*"; failed=1; }
+
+# The linux lines of grub.cfg $1, one a line: "normal|recovery VERSION
+# 0|1", 1 when the line has the option.
+entries()
+{
+	awk -v opt="$opt" '
+	/^[[:space:]]*menuentry / { rec = ($0 ~ /\(recovery mode\)/) }
+	/^[[:space:]]*linux[[:space:]]/ {
+		has = 0
+		for (i = 3; i <= NF; i++) if ($i == opt) has = 1
+		v = $2; sub(/^.*\/vmlinu[xz]-/, "", v)
+		print (rec ? "recovery" : "normal"), v, has
+	}' "$1"
+}
+
+# grub-mkconfig into $work/grub-$1.cfg, its stderr into grub-$1.err.
+gen()
+{
+	LC_ALL=C grub-mkconfig -o "$work/grub-$1.cfg" 2>"$work/grub-$1.err" ||
+		{ cat "$work/grub-$1.err" >&2; die "grub-mkconfig failed ($1)"; }
+}
+
+# 0 when kernel $1's initramfs holds flushpol_smmuv3 and loads it early
+# (initramfs-tools' force_load: its conf/modules names it).
+initrd_loads()
+{
+	local d=$work/unpacked
+	rm -rf "$d"
+	unmkinitramfs "/boot/initrd.img-$1" "$d" 2>/dev/null || return 1
+	[ -n "$(find "$d" -path '*/lib/modules/*' -name 'flushpol_smmuv3.ko*')" ] &&
+		find "$d" -path '*/conf/modules' -exec cat {} + >"$work/conf-modules" &&
+		grep -qx flushpol_smmuv3 "$work/conf-modules"
+}
+
+# Module file $1 (.ko, .ko.xz, .ko.zst or .ko.gz), uncompressed, on stdout.
+plain_ko()
+{
+	case $1 in
+	*.xz) xz -dc "$1" ;;
+	*.zst) zstd -qdc "$1" ;;
+	*.gz) gzip -dc "$1" ;;
+	*) cat "$1" ;;
+	esac
+}
+
+# 0 when kernel $1's initramfs holds no flushpol module at all.
+initrd_clean()
+{
+	lsinitramfs "/boot/initrd.img-$1" >"$work/initrd-list" || return 1
+	! grep -q '/flushpol[^/]*\.ko' "$work/initrd-list"
+}
+
+# Step $1, grub.cfg $2: the option in every normal entry ($3 = 1) or in
+# none ($3 = 0), never in a recovery entry; and every entry with it is
+# for a kernel whose initramfs loads flushpol_smmuv3.
+expect()
+{
+	local step=$1 file=$2 want=$3 kind v has n=0
+	while read -r kind v has; do
+		n=$((n + 1))
+		if [ "$kind" = recovery ]; then
+			[ "$has" = 0 ] || bad "$step: the recovery entry for $v has $opt"
+		elif [ "$has" != "$want" ]; then
+			bad "$step: the normal entry for $v has $opt: $has, not $want"
+		fi
+		if [ "$has" = 1 ] && ! initrd_loads "$v"; then
+			bad "$step: $v's entry has $opt, but its initramfs does not load flushpol_smmuv3: no SMMU driver at boot"
+		fi
+	done < <(entries "$file")
+	[ "$n" -gt 0 ] || bad "$step: no linux entry in $file"
+	log "$step: $(entries "$file" | awk '{ print $1 "/" $2 "=" $3 }' | tr '\n' ' ')"
+}
+
+log "installed: off until flushpol-boot enable"
+gen installed
+expect installed "$work/grub-installed.cfg" 0
+for k in "${boot[@]}"; do
+	initrd_clean "$k" || bad "installed: $k's initramfs holds flushpol (not enabled)"
+done
+
+log "flushpol-boot enable"
+flushpol-boot enable >"$work/enable.log" 2>&1 ||
+	{ cat "$work/enable.log" >&2; bad "flushpol-boot enable failed"; }
+gen enable
+expect enable "$work/grub-enable.cfg" 1
+expect "enable (update-grub's /boot/grub/grub.cfg)" /boot/grub/grub.cfg 1
+for k in "${boot[@]}"; do
+	initrd_loads "$k" || bad "enable: $k's initramfs does not load flushpol_smmuv3"
+done
+flushpol-boot status >"$work/status-enable" 2>&1 || true
+{ grep -q '^enabled' "$work/status-enable" &&
+  grep -q "^boot option: $opt" "$work/status-enable"; } ||
+	{ cat "$work/status-enable" >&2; bad "enable: flushpol-boot status does not say so"; }
+
+log "a kernel without flushpol_smmuv3 in /boot: $fakeimg"
+: >"$fakeimg"
+/etc/kernel/postinst.d/zz-flushpol "${fake##*/}" >"$work/hook.log" 2>&1 ||
+	bad "the kernel postinst hook failed"
+grep -q "WARNING: .*${fake##*/}" "$work/hook.log" ||
+	{ cat "$work/hook.log" >&2; bad "the kernel postinst hook does not warn about ${fake##*/}"; }
+gen fake
+expect "kernel without it" "$work/grub-fake.cfg" 0
+grep -q "WARNING: $opt withheld.* ${fake##*/}" "$work/grub-fake.err" ||
+	{ cat "$work/grub-fake.err" >&2; bad "grub-mkconfig does not name ${fake##*/} as lacking flushpol_smmuv3"; }
+flushpol-boot status >"$work/status-fake" 2>&1 || true
+grep -q "^boot option: withheld.*${fake##*/}" "$work/status-fake" ||
+	{ cat "$work/status-fake" >&2; bad "flushpol-boot status does not say withheld"; }
+rm -f "$fakeimg"
+gen unfake
+expect "that kernel gone" "$work/grub-unfake.cfg" 1
+
+log "apt install --reinstall $deb (an upgrade)"
+stamp=$work/stamp
+touch "$stamp"
+sleep 1
+DEBIAN_FRONTEND=noninteractive "${FP_APT_INSTALL[@]}" --reinstall "$deb" \
+	>"$work/reinstall.log" 2>&1 </dev/null ||
+	{ cat "$work/reinstall.log" >&2; die "apt install --reinstall failed"; }
+for k in "${boot[@]}"; do
+	[ "/boot/initrd.img-$k" -nt "$stamp" ] ||
+		bad "upgrade: $k's initramfs not rebuilt (it keeps the old modules)"
+	initrd_loads "$k" || bad "upgrade: $k's initramfs does not load flushpol_smmuv3"
+	# mkinitramfs decompresses the modules it copies.
+	f=$(find "$work/unpacked" -path '*/lib/modules/*' -name 'flushpol_smmuv3.ko*' | head -n 1)
+	{ [ -n "$f" ] && plain_ko "$f" >"$work/initrd.ko" &&
+	  plain_ko "/lib/modules/$k/updates/dkms/flushpol_smmuv3.ko"* >"$work/dkms.ko" &&
+	  cmp -s "$work/initrd.ko" "$work/dkms.ko"; } ||
+		bad "upgrade: $k's initramfs holds another flushpol_smmuv3 than dkms installed"
+done
+gen upgrade
+expect upgrade "$work/grub-upgrade.cfg" 1
+
+log "flushpol-boot disable"
+flushpol-boot disable >"$work/disable.log" 2>&1 ||
+	{ cat "$work/disable.log" >&2; bad "flushpol-boot disable failed"; }
+gen disable
+expect disable "$work/grub-disable.cfg" 0
+expect "disable (update-grub's /boot/grub/grub.cfg)" /boot/grub/grub.cfg 0
+for k in "${boot[@]}"; do
+	initrd_clean "$k" || bad "disable: $k's initramfs still holds flushpol"
+done
+
+flushpol-boot enable >"$work/enable2.log" 2>&1 ||
+	{ cat "$work/enable2.log" >&2; bad "flushpol-boot enable (again) failed"; }
+expect "enabled again" /boot/grub/grub.cfg 1
+
 rm -rf "$fake"
-log "apt remove $pkg"
+log "apt remove $pkg, enabled"
 DEBIAN_FRONTEND=noninteractive apt-get remove -y -q -o DPkg::Lock::Timeout=900 \
 	"$pkg" >"$work/remove.log" 2>&1 </dev/null ||
 	{ cat "$work/remove.log" >&2; die "apt remove failed"; }
+grep -q "WARNING: removing flushpol-dkms while flushpol-boot is enabled" "$work/remove.log" ||
+	{ cat "$work/remove.log" >&2; bad "remove: no warning that it was enabled"; }
+gen remove
+expect remove "$work/grub-remove.cfg" 0
+expect "remove (update-grub's /boot/grub/grub.cfg)" /boot/grub/grub.cfg 0
+for k in "${boot[@]}"; do
+	initrd_clean "$k" || bad "remove: $k's initramfs still holds flushpol"
+done
+# Its conffiles stay until purged (the .cfg with FLUSHPOL_ENABLE=yes).
 st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null) || st=
-[ -z "$st" ] || [[ $st == un* ]] || [[ $st == pn* ]] ||
+[ -z "$st" ] || [[ $st == un* ]] || [[ $st == pn* ]] || [[ $st == rc* ]] ||
 	die "dpkg still has $pkg as \"$st\" after apt remove"
 [ -z "$(dkms status -m flushpol)" ] ||
 	die "dkms status after remove: $(dkms status -m flushpol)"
+DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=900 \
+	"$pkg" >"$work/purge.log" 2>&1 </dev/null ||
+	{ cat "$work/purge.log" >&2; die "apt purge failed"; }
+for f in "$cfg" /etc/kernel/postinst.d/zz-flushpol /etc/kernel/header_postinst.d/zz-flushpol; do
+	[ ! -e "$f" ] || bad "purge left $f"
+done
 
 # Put back what dkms' depmod added for kernels without their image.
 for k in "${kvers[@]}"; do
@@ -134,4 +363,5 @@ done
 snapshot >"$work/after"
 diff -u "$work/before" "$work/after" >&2 ||
 	die "apt remove left the files above behind (+) or took them (-)"
-log "PASS: installed for ${kvers[*]}, ${fake##*/} skipped, nothing left"
+[ "$failed" -eq 0 ] || die "the steps above that said FAIL"
+log "PASS: installed for ${kvers[*]}, ${fake##*/} skipped; on, withheld, upgraded, off and removed on ${boot[*]}; nothing left"

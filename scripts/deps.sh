@@ -28,6 +28,8 @@ FP_DEB_PACKAGES=(
 	linux-headers-amd64
 	debhelper dh-dkms	# make deb: the flushpol-dkms package
 	lintian			# and its packaging lint
+	grub-common grub2-common initramfs-tools # deb-check: flushpol-boot's
+				# GRUB entries and initramfs, generated
 	python3-docutils	# scripts/docs-check.sh: the .rst files parse
 )
 

@@ -13,9 +13,12 @@
 #            clean
 #   tables   scripts/tables-selftest.py: the benchmark tables and their
 #            intervals, on generated guest consoles
+#   boot     scripts/flushpol-boot-selftest.sh: what the package's
+#            flushpol-boot puts on GRUB's command line, on a made-up /boot
 #   kcsan    scripts/kcsan-summary-selftest.sh: make kcsan's verdict on
 #            KCSAN reports in and near flushpol's code
-#   shellcheck  the shell the package installs (tools/*, debian/flushpol-apply),
+#   shellcheck  the shell the package installs (tools/*, flushpol-apply,
+#            flushpol-boot, the initramfs and kernel hooks),
 #            as the POSIX sh their #! names: no finding of any severity
 # Builds happen in a throwaway copy of the tree, so the checkout stays
 # clean.  Every check runs even if an earlier one fails; the exit status is
@@ -156,6 +159,11 @@ lint_tables()
 	python3 "$here/tables-selftest.py"
 }
 
+lint_boot()
+{
+	"$here/flushpol-boot-selftest.sh"
+}
+
 lint_kcsan()
 {
 	"$here/kcsan-summary-selftest.sh"
@@ -166,10 +174,11 @@ lint_kcsan()
 lint_shellcheck()
 {
 	command -v shellcheck >/dev/null || fp_apt_install shellcheck
-	(cd "$FP_TOP" && shellcheck tools/* debian/flushpol-apply)
+	(cd "$FP_TOP" && shellcheck tools/* debian/flushpol-apply debian/flushpol-boot \
+				 debian/initramfs-tools/hooks/* debian/kernel/*/*)
 }
 
-for check in build sparse checkpatch docs tables kcsan shellcheck; do
+for check in build sparse checkpatch docs tables boot kcsan shellcheck; do
 	log "--- $check ---"
 	# A subshell outside any "if", so set -e still holds inside the check.
 	set +e
