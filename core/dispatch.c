@@ -346,17 +346,21 @@ static void fp_trace_leaf_gather(struct fp_context *ctx,
  * one call or of several merged into the gather; so nothing covers it
  * (coverage.c, G), as flush_gather would have been told.
  *
+ * @lat: time the command and its sync into the context's sync histogram
+ * (latency.c); a constant, so that the untimed copy reads no clock for it.
+ *
  * Return: false, having done nothing, if the policy or the backend cannot
  * take this path.
  */
-static bool fp_sync_leaf(struct fp_context *ctx,
-			 const struct iommu_iotlb_gather *gather)
+static __always_inline bool fp_sync_leaf(struct fp_context *ctx,
+					 const struct iommu_iotlb_gather *gather,
+					 bool lat)
 {
 	const struct fp_hw_ops *ops = ctx->cfg.ops;
 	unsigned int mode = READ_ONCE(ctx->leaf);
 	unsigned int n = 1;
 	bool range, timed;
-	u64 t0 = 0;
+	u64 t0 = 0, t = 0;
 	int ret;
 
 	if (!(mode & FP_LEAFMODE_ONE))
@@ -368,7 +372,7 @@ static bool fp_sync_leaf(struct fp_context *ctx,
 	if (trace_flushpol_gather_enabled())
 		fp_trace_leaf_gather(ctx, gather);
 	timed = (mode & FP_LEAFMODE_TIMED) && fp_estimate_sample_due(&ctx->est);
-	if (timed)
+	if (timed || lat)
 		t0 = fp_context_clock(ctx);
 	fp_policy_call_begin();
 	if (range)
@@ -378,8 +382,12 @@ static bool fp_sync_leaf(struct fp_context *ctx,
 		ret = ops->inv_va_sync(ctx, gather->start, gather->pgsize,
 				       gather->pgsize, true);
 	fp_policy_call_end();
+	if (timed || lat)
+		t = fp_context_clock(ctx) - t0;
 	if (timed && !ret && n)
-		fp_estimate_sample(&ctx->est, n, fp_context_clock(ctx) - t0);
+		fp_estimate_sample(&ctx->est, n, t);
+	if (lat)
+		fp_lat_record(ctx, FP_LAT_SYNC, t);
 	trace_flushpol_inv(ctx->name, range ? "range-leaf" : "va-leaf",
 			   gather->start, gather->pgsize, n);
 	fp_stat_add_leaf(ctx, range ? FP_LEAF_RANGE : FP_LEAF_VA);
@@ -391,6 +399,56 @@ static bool fp_sync_leaf(struct fp_context *ctx,
 	return true;
 }
 
+/* fp_iotlb_sync()'s work; @lat: time the one-leaf path's sync. */
+static __always_inline void fp_iotlb_sync_body(struct fp_context *ctx,
+					       struct iommu_iotlb_gather *gather,
+					       bool lat)
+{
+	if (iommu_iotlb_gather_queued(gather))
+		return;
+	/* One leaf, without fp_gather_pages()'s division. */
+	if (gather->pgsize && gather->end - gather->start + 1 == gather->pgsize &&
+	    fp_sync_leaf(ctx, gather, lat))
+		return;
+	fp_stat_add(ctx, FP_STAT_UNMAPS, 1);
+	fp_dispatch_gather(ctx, gather, NULL, false);
+}
+
+/*
+ * fp_unmap()'s own gather, ended with its syncs untimed (fp_unmap(), the
+ * key off) or timed (fp_unmap_timed(), which times the unmap itself).
+ */
+void fp_iotlb_sync_untimed(struct fp_context *ctx,
+			   struct iommu_iotlb_gather *gather)
+{
+	fp_iotlb_sync_body(ctx, gather, false);
+}
+
+void fp_iotlb_sync_lat(struct fp_context *ctx,
+		       struct iommu_iotlb_gather *gather)
+{
+	fp_iotlb_sync_body(ctx, gather, true);
+}
+
+/*
+ * The end of a strict unmap, timed: one sample of the unmap histogram,
+ * with what this CPU's fp_unmap() calls into a caller's gather took since
+ * the last (latency.c).
+ */
+static noinline void fp_iotlb_sync_timed(struct fp_context *ctx,
+					 struct iommu_iotlb_gather *gather)
+{
+	u64 t0, t;
+
+	if (iommu_iotlb_gather_queued(gather))
+		return;
+	t0 = fp_context_clock(ctx);
+	fp_iotlb_sync_body(ctx, gather, true);
+	t = fp_context_clock(ctx) - t0;
+	t += atomic64_xchg(&raw_cpu_ptr(ctx->stats)->lat_pending_ns, 0);
+	fp_lat_record(ctx, FP_LAT_UNMAP, t);
+}
+
 /**
  * fp_iotlb_sync() - the driver's iotlb_sync
  * @ctx: the context
@@ -399,18 +457,16 @@ static bool fp_sync_leaf(struct fp_context *ctx,
  * Ends a strict unmap: once it returns, no leaf entry for anything in
  * @gather survives.  A queued (lazy) gather is left to flush_iotlb_all.
  * Like a driver's iotlb_sync, it leaves re-initialising @gather to the
- * caller.
+ * caller.  While the latency histograms are kept, each call is one
+ * sample of the unmap histogram, the fp_unmap() calls before it included.
  */
 void fp_iotlb_sync(struct fp_context *ctx, struct iommu_iotlb_gather *gather)
 {
-	if (iommu_iotlb_gather_queued(gather))
+	if (fp_latency_on()) {
+		fp_iotlb_sync_timed(ctx, gather);
 		return;
-	/* One leaf, without fp_gather_pages()'s division. */
-	if (gather->pgsize && gather->end - gather->start + 1 == gather->pgsize &&
-	    fp_sync_leaf(ctx, gather))
-		return;
-	fp_stat_add(ctx, FP_STAT_UNMAPS, 1);
-	fp_dispatch_gather(ctx, gather, NULL, false);
+	}
+	fp_iotlb_sync_body(ctx, gather, false);
 }
 EXPORT_SYMBOL_GPL(fp_iotlb_sync);
 
@@ -512,6 +568,16 @@ static int fp_sync_done(struct fp_context *ctx, int ret)
 	return ret;
 }
 
+/* The backend's sync, timed into the sync histogram (latency.c). */
+static noinline int fp_sync_timed(struct fp_context *ctx)
+{
+	u64 t0 = fp_context_clock(ctx);
+	int ret = ctx->cfg.ops->sync(ctx);
+
+	fp_lat_record(ctx, FP_LAT_SYNC, fp_context_clock(ctx) - t0);
+	return fp_sync_done(ctx, ret);
+}
+
 /**
  * fp_sync() - wait for every command issued on the context
  * @ctx: the context
@@ -521,6 +587,8 @@ static int fp_sync_done(struct fp_context *ctx, int ret)
  */
 int fp_sync(struct fp_context *ctx)
 {
+	if (fp_latency_on())
+		return fp_sync_timed(ctx);
 	return fp_sync_done(ctx, ctx->cfg.ops->sync(ctx));
 }
 EXPORT_SYMBOL_GPL(fp_sync);
@@ -542,13 +610,20 @@ int fp_inv_va_sync(struct fp_context *ctx, unsigned long iova, size_t size,
 		   size_t granule, bool leaf)
 {
 	const struct fp_hw_ops *ops = ctx->cfg.ops;
+	u64 t0 = 0;
+	bool lat;
 	int ret;
 
 	if (!ops->inv_va_sync) {
 		fp_inv_va(ctx, iova, size, granule, leaf);
 		return fp_sync(ctx);
 	}
+	lat = fp_latency_on();
+	if (lat)
+		t0 = fp_context_clock(ctx);
 	ret = ops->inv_va_sync(ctx, iova, size, granule, leaf);
+	if (lat)
+		fp_lat_record(ctx, FP_LAT_SYNC, fp_context_clock(ctx) - t0);
 	fp_inv_va_counted(ctx, iova, size, granule, leaf);
 	return fp_sync_done(ctx, ret);
 }
@@ -575,13 +650,21 @@ int fp_inv_range_sync(struct fp_context *ctx, unsigned long iova,
 {
 	const struct fp_hw_ops *ops = ctx->cfg.ops;
 	unsigned int n = 0;
+	u64 t0 = 0;
+	bool lat;
 	int ret;
 
 	if (!ops->inv_range_sync) {
 		n = fp_inv_range(ctx, iova, size, granule, leaf);
 		ret = fp_sync(ctx);
 	} else {
+		lat = fp_latency_on();
+		if (lat)
+			t0 = fp_context_clock(ctx);
 		ret = ops->inv_range_sync(ctx, iova, size, granule, leaf, &n);
+		if (lat)
+			fp_lat_record(ctx, FP_LAT_SYNC,
+				      fp_context_clock(ctx) - t0);
 		fp_inv_range_counted(ctx, iova, size, leaf, n);
 		ret = fp_sync_done(ctx, ret);
 	}

@@ -39,9 +39,37 @@ enum fp_leaf_kind {
 	FP_LEAF_NR,
 };
 
+/*
+ * Latency histograms (latency.c), kept only while fp_latency_key is on:
+ * FP_LAT_UNMAP, each strict unmap from its first page-table call to its
+ * invalidation completed; FP_LAT_SYNC, each wait for the backend's sync.
+ * Bucket 0 holds times under 1024 ns, bucket b below FP_LAT_BUCKETS - 1
+ * those in [2^(9+b), 2^(10+b)) ns, the last those of 2^30 ns and more.
+ */
+enum fp_lat_kind {
+	FP_LAT_UNMAP,
+	FP_LAT_SYNC,
+	FP_LAT_NR,
+};
+
+#define FP_LAT_BUCKETS	22
+
+struct fp_lat_hist {
+	atomic64_t bucket[FP_LAT_BUCKETS];
+	atomic64_t count;
+	atomic64_t total_ns;
+};
+
 struct fp_stats {
 	atomic64_t v[FP_STAT_NR];
 	atomic64_t leaf[FP_LEAF_NR];
+	struct fp_lat_hist lat[FP_LAT_NR];
+	/*
+	 * What this CPU's fp_unmap() calls into a caller's gather took so
+	 * far: the page-table part of unmaps whose fp_iotlb_sync() is yet to
+	 * come, added to the sample that sync records (latency.c).
+	 */
+	atomic64_t lat_pending_ns;
 };
 
 struct fp_context {
@@ -265,6 +293,23 @@ static inline void fp_cov_leaf(struct fp_call *c, unsigned long iova,
 		c->stale = true;
 }
 
+/* latency.c */
+extern struct static_key_false fp_latency_key;
+
+/*
+ * Whether unmaps and syncs are timed into the latency histograms: a
+ * branch patched out (a NOP) while /sys/kernel/flushpol/latency is 0.
+ */
+static inline bool fp_latency_on(void)
+{
+	return static_branch_unlikely(&fp_latency_key);
+}
+
+void fp_lat_record(struct fp_context *ctx, enum fp_lat_kind k, u64 ns);
+void fp_latency_init(void);
+ssize_t fp_lat_show(struct fp_context *ctx, enum fp_lat_kind k, char *buf);
+int fp_latency_set(bool on);
+
 /* estimate.c */
 extern struct static_key_false fp_estimate_key;
 
@@ -295,6 +340,10 @@ void fp_policy_wait_calls(void);
 void fp_dispatch_gather(struct fp_context *ctx,
 			const struct iommu_iotlb_gather *gather,
 			struct fp_call *c, bool early);
+void fp_iotlb_sync_untimed(struct fp_context *ctx,
+			   struct iommu_iotlb_gather *gather);
+void fp_iotlb_sync_lat(struct fp_context *ctx,
+		       struct iommu_iotlb_gather *gather);
 
 /* links.c */
 void fp_links_drop_context(struct fp_context *ctx);

@@ -175,6 +175,7 @@ static int __init fp_init(void)
 		fp_sysfs_exit();
 		return ret;
 	}
+	fp_latency_init();
 	schedule_work(&fp_default_policy_load);
 	return 0;
 }

@@ -48,22 +48,38 @@ u64 fp_context_stat(struct fp_context *ctx, enum fp_stat stat)
 }
 EXPORT_SYMBOL_GPL(fp_context_stat);
 
+static void fp_lat_hist_reset(struct fp_lat_hist *h)
+{
+	int b;
+
+	for (b = 0; b < FP_LAT_BUCKETS; b++)
+		atomic64_set(&h->bucket[b], 0);
+	atomic64_set(&h->count, 0);
+	atomic64_set(&h->total_ns, 0);
+}
+
 /**
  * fp_context_reset_stats() - set every counter of a context to zero
  * @ctx: the context
  *
- * Not atomic against flushes running on other CPUs: those may land before
- * or after the reset.
+ * The latency histograms too, and the page-table time of unmaps whose
+ * iotlb_sync is yet to come.  Not atomic against flushes running on other
+ * CPUs: those may land before or after the reset.
  */
 void fp_context_reset_stats(struct fp_context *ctx)
 {
+	struct fp_stats *st;
 	int cpu, s;
 
 	for_each_possible_cpu(cpu) {
+		st = per_cpu_ptr(ctx->stats, cpu);
 		for (s = 0; s < FP_STAT_NR; s++)
-			atomic64_set(&per_cpu_ptr(ctx->stats, cpu)->v[s], 0);
+			atomic64_set(&st->v[s], 0);
 		for (s = 0; s < FP_LEAF_NR; s++)
-			atomic64_set(&per_cpu_ptr(ctx->stats, cpu)->leaf[s], 0);
+			atomic64_set(&st->leaf[s], 0);
+		for (s = 0; s < FP_LAT_NR; s++)
+			fp_lat_hist_reset(&st->lat[s]);
+		atomic64_set(&st->lat_pending_ns, 0);
 	}
 }
 EXPORT_SYMBOL_GPL(fp_context_reset_stats);

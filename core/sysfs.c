@@ -38,6 +38,26 @@ static bool fp_input_clean(const char *buf, size_t count)
 	return strnlen(buf, count) == count;
 }
 
+/* latency: whether the latency histograms are kept (latency.c). */
+static ssize_t latency_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%d\n", fp_latency_on());
+}
+
+static ssize_t latency_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	unsigned int v;
+
+	if (!fp_input_clean(buf, count) || kstrtouint(buf, 10, &v) || v > 1)
+		return -EINVAL;
+	fp_latency_set(v);
+	return count;
+}
+
+static struct kobj_attribute fp_latency_attr = __ATTR_RW(latency);
+
 static ssize_t policy_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
@@ -155,6 +175,22 @@ FP_STAT_ATTR(tlbi_all, FP_STAT_TLBI_ALL);
 FP_STAT_ATTR(syncs, FP_STAT_SYNCS);
 FP_STAT_ATTR(sync_timeouts, FP_STAT_SYNC_TIMEOUTS);
 
+/* stats/latency_*: a histogram each (latency.c). */
+static ssize_t latency_unmap_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	return fp_lat_show(to_fp_context(kobj), FP_LAT_UNMAP, buf);
+}
+
+static ssize_t latency_sync_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	return fp_lat_show(to_fp_context(kobj), FP_LAT_SYNC, buf);
+}
+
+static struct kobj_attribute fp_latency_unmap_attr = __ATTR_RO(latency_unmap);
+static struct kobj_attribute fp_latency_sync_attr = __ATTR_RO(latency_sync);
+
 static ssize_t reset_store(struct kobject *kobj, struct kobj_attribute *attr,
 			   const char *buf, size_t count)
 {
@@ -178,6 +214,8 @@ static struct attribute *fp_stats_attrs[] = {
 	&fp_stat_attr_tlbi_all.attr.attr,
 	&fp_stat_attr_syncs.attr.attr,
 	&fp_stat_attr_sync_timeouts.attr.attr,
+	&fp_latency_unmap_attr.attr,
+	&fp_latency_sync_attr.attr,
 	&fp_reset_attr.attr,
 	NULL,
 };
@@ -416,6 +454,9 @@ int fp_sysfs_init(void)
 		return -ENOMEM;
 
 	ret = sysfs_create_file(fp_root, &fp_policies_attr.attr);
+	if (ret)
+		goto err_root;
+	ret = sysfs_create_file(fp_root, &fp_latency_attr.attr);
 	if (ret)
 		goto err_root;
 

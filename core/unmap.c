@@ -152,32 +152,16 @@ static size_t fp_unmap_tables(struct io_pgtable_ops *ops, unsigned long iova,
 	return unmapped;
 }
 
-/**
- * fp_unmap() - unmap a range of an io-pgtable whose cookie is @ctx
- * @ctx: the context
- * @ops: its page table
- * @iova: start, aligned to the smallest page size
- * @size: length, a multiple of the smallest page size
- * @gather: a gather to add to, the caller then calls fp_iotlb_sync() (as
- *	iommu_unmap_fast() leaves it, and as a driver's unmap_pages gets it
- *	from the IOMMU core); or NULL to unmap and sync here, as
- *	iommu_unmap() does
- *
- * Unmapping through here rather than through @ops directly also lets the
- * walk flushes of this call cover the table entries it gathers, which
- * saves the policies a command for them (see coverage.c).  A page table
- * call that may free tables is made with migration off (preemption stays
- * on).  An unmap that can free none (only pages of the smallest size fit
- * in @size) goes straight into @gather, or into one of its own that
- * fp_iotlb_sync() then ends, with no per-call record.
- *
- * Return: bytes unmapped; less than @size if a page was not mapped; 0 for
- * a misaligned @iova or @size, refused with a warning as iommu_unmap()
- * refuses it.
+/*
+ * fp_unmap()'s work.  @lat: the latency histograms are kept (a constant):
+ * the syncs that end its own gather are timed; the unmap itself is timed
+ * by fp_unmap_timed().
  */
-size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
-		unsigned long iova, size_t size,
-		struct iommu_iotlb_gather *gather)
+static __always_inline size_t fp_unmap_body(struct fp_context *ctx,
+					    struct io_pgtable_ops *ops,
+					    unsigned long iova, size_t size,
+					    struct iommu_iotlb_gather *gather,
+					    bool lat)
 {
 	unsigned long bitmap = io_pgtable_ops_to_pgtable(ops)->cfg.pgsize_bitmap;
 	unsigned long min_pagesz = bitmap ? BIT(__ffs(bitmap)) : 0;
@@ -223,11 +207,72 @@ size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
 	if (counted && unmapped < size)
 		percpu_counter_add(&ctx->est.resident,
 				   (size - unmapped) >> __ffs(min_pagesz));
-	if (gather == &own)
+	if (gather == &own) {
 		/* iommu_unmap()'s iotlb_sync, on its own gather. */
-		fp_iotlb_sync(ctx, &own);
-	else if (!leaves)
+		if (lat)
+			fp_iotlb_sync_lat(ctx, &own);
+		else
+			fp_iotlb_sync_untimed(ctx, &own);
+	} else if (!leaves) {
 		fp_unmap_end(ctx, &call, gather);
+	}
 	return unmapped;
+}
+
+/*
+ * fp_unmap() while the latency histograms are kept (latency.c): with no
+ * gather, the whole unmap is one sample; into a strict caller's gather,
+ * its time waits on this CPU for the fp_iotlb_sync() that ends the unmap.
+ */
+static noinline size_t fp_unmap_timed(struct fp_context *ctx,
+				      struct io_pgtable_ops *ops,
+				      unsigned long iova, size_t size,
+				      struct iommu_iotlb_gather *gather)
+{
+	u64 t0 = fp_context_clock(ctx), t;
+	size_t unmapped;
+
+	unmapped = fp_unmap_body(ctx, ops, iova, size, gather, true);
+	t = fp_context_clock(ctx) - t0;
+	if (!gather)
+		fp_lat_record(ctx, FP_LAT_UNMAP, t);
+	else if (!iommu_iotlb_gather_queued(gather))
+		atomic64_add(t, &raw_cpu_ptr(ctx->stats)->lat_pending_ns);
+	return unmapped;
+}
+
+/**
+ * fp_unmap() - unmap a range of an io-pgtable whose cookie is @ctx
+ * @ctx: the context
+ * @ops: its page table
+ * @iova: start, aligned to the smallest page size
+ * @size: length, a multiple of the smallest page size
+ * @gather: a gather to add to, the caller then calls fp_iotlb_sync() (as
+ *	iommu_unmap_fast() leaves it, and as a driver's unmap_pages gets it
+ *	from the IOMMU core); or NULL to unmap and sync here, as
+ *	iommu_unmap() does
+ *
+ * Unmapping through here rather than through @ops directly also lets the
+ * walk flushes of this call cover the table entries it gathers, which
+ * saves the policies a command for them (see coverage.c).  A page table
+ * call that may free tables is made with migration off (preemption stays
+ * on).  An unmap that can free none (only pages of the smallest size fit
+ * in @size) goes straight into @gather, or into one of its own that
+ * fp_iotlb_sync() then ends, with no per-call record.
+ *
+ * While the latency histograms are kept (/sys/kernel/flushpol/latency),
+ * the unmap is timed: see latency.c for what one sample spans.
+ *
+ * Return: bytes unmapped; less than @size if a page was not mapped; 0 for
+ * a misaligned @iova or @size, refused with a warning as iommu_unmap()
+ * refuses it.
+ */
+size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
+		unsigned long iova, size_t size,
+		struct iommu_iotlb_gather *gather)
+{
+	if (fp_latency_on())
+		return fp_unmap_timed(ctx, ops, iova, size, gather);
+	return fp_unmap_body(ctx, ops, iova, size, gather, false);
 }
 EXPORT_SYMBOL_GPL(fp_unmap);

@@ -31,6 +31,7 @@
 #include <linux/string.h>
 
 #include "bench_backend.h"
+#include "fp_rig.h"
 
 #define FPB_CALLS	4096
 #define FPB_ROUNDS	15
@@ -273,6 +274,72 @@ static void kernel_primitive_costs_reported(struct kunit *test)
 	}
 }
 
+/* /sys/kernel/flushpol/latency: the latency histograms' static key. */
+static void fpb_latency_set(bool on)
+{
+	fpt_write_file("/sys/kernel/flushpol/latency", on ? "1\n" : "0\n", 2);
+}
+
+static void fpb_latency_off(void *unused)
+{
+	fpb_latency_set(false);
+}
+
+/* Rounds as "a,b,c", for the table's interval (scripts/interval.py). */
+static void fpb_rounds_str(char *buf, size_t size, const u64 *ps)
+{
+	unsigned int r, len = 0;
+
+	for (r = 0; r < FPB_ROUNDS; r++)
+		len += scnprintf(buf + len, size - len, "%s%llu", r ? "," : "",
+				 ps[r]);
+}
+
+/*
+ * What keeping the latency histograms costs a 4K strict unmap under va:
+ * the same calls with /sys/kernel/flushpol/latency 0 and 1, in turn in
+ * each round, through fp_unmap() and as the IOMMU core calls a driver
+ * (unmap_pages, then iotlb_sync).  Every round's figure is printed, so
+ * that the table gives the ratio of the medians with its interval.
+ */
+static void latency_cost_reported(struct kunit *test)
+{
+	static const enum fpb_op ops[] = { FPB_FP_UNMAP_4K, FPB_UNMAP_4K };
+	struct fpb *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	u64 off[FPB_ROUNDS], on[FPB_ROUNDS];
+	char *offs, *ons;
+	unsigned int i, r;
+
+	offs = kunit_kzalloc(test, 32 * FPB_ROUNDS, GFP_KERNEL);
+	ons = kunit_kzalloc(test, 32 * FPB_ROUNDS, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, offs);
+	KUNIT_ASSERT_NOT_NULL(test, ons);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpb_latency_off,
+							NULL), 0);
+	b->pair = fpbk_pair_create(test, "bench", "va");
+	b->fp.tlb = b->pair->fp_cfg.tlb;
+	b->fp.iotlb_sync = fpb_fp_iotlb_sync;
+	b->fp.cookie = b->pair->ctx;
+	b->fp.through_fp = true;
+	b->fp.ops = b->pair->fp_ops;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		for (r = 0; r < FPB_ROUNDS; r++) {
+			fpb_latency_set(false);
+			off[r] = fpb_round(test, &b->fp, ops[i]);
+			fpb_latency_set(true);
+			on[r] = fpb_round(test, &b->fp, ops[i]);
+		}
+		fpb_latency_set(false);
+		fpb_rounds_str(offs, 32 * FPB_ROUNDS, off);
+		fpb_rounds_str(ons, 32 * FPB_ROUNDS, on);
+		kunit_info(test, "fp-dispatch-latency: policy=va op=%s calls=%u rounds=%u off_ps=%s on_ps=%s\n",
+			   fpb_op_names[ops[i]], FPB_CALLS, FPB_ROUNDS, offs,
+			   ons);
+	}
+}
+
 static const char * const fpb_policies[] = { "va", "range", "asid",
 					     "threshold", "adaptive" };
 
@@ -319,6 +386,7 @@ static void composition_cost_reported(struct kunit *test)
 static struct kunit_case fpb_test_cases[] = {
 	KUNIT_CASE_PARAM(dispatch_cost_reported, fpb_policy_gen_params),
 	KUNIT_CASE(kernel_primitive_costs_reported),
+	KUNIT_CASE(latency_cost_reported),
 	KUNIT_CASE_PARAM(composition_cost_reported, fpb_comp_gen_params),
 	{}
 };

@@ -18,6 +18,7 @@
 #define FPT_PARAM	"/sys/module/flushpol/parameters/default_policy"
 #define FPT_THR_PARAM	"/sys/module/flushpol/parameters/default_threshold"
 #define FPT_RIL_PARAM	"/sys/module/flushpol_smmuv3/parameters/force_no_ril"
+#define FPT_LAT_PARAM	"/sys/module/flushpol/parameters/latency_stats"
 #define FPT_ADA_REFCNT	"/sys/module/flushpol_adaptive/refcnt"
 
 static void fpt_walk_nop(struct fp_context *ctx, unsigned long iova,
@@ -719,6 +720,7 @@ static void junk_load_options_ignored(struct kunit *test)
 		"flushpol.default_policy=Bad!Name",
 		"flushpol.default_threshold=12abc",
 		"flushpol_smmuv3.force_no_ril=maybe",
+		"flushpol.latency_stats=maybe",
 	};
 	char *cmdline = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	char buf[32];
@@ -736,6 +738,11 @@ static void junk_load_options_ignored(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, buf, "N\n");
 	fpt_read_file(FPT_PARAM, buf, sizeof(buf));
 	KUNIT_EXPECT_STREQ(test, buf, "auto\n");
+	/* Junk is off: the histograms are not kept. */
+	fpt_read_file(FPT_LAT_PARAM, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "N\n");
+	fpt_read_file("/sys/kernel/flushpol/latency", buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "0\n");
 }
 
 static void default_policy_param_picks_new_contexts(struct kunit *test)

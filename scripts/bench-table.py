@@ -352,7 +352,35 @@ def parse_dispatch(lines):
         elif "fp-dispatch-ref:" in line:
             kv = kv_of(line, "fp-dispatch-ref:")
             refs[kv["what"]] = kv
+        elif "fp-dispatch-latency:" in line:
+            # Beside the ops, under a key no row of OPS has.
+            kv = kv_of(line, "fp-dispatch-latency:")
+            ops[(kv["policy"], "latency " + kv["op"])] = kv
     return ops, refs
+
+
+def latency_rows(ops):
+    """The latency histograms' cost: off and on in the same rounds."""
+    labels = (("fp_unmap_4k", "4K strict unmap through `fp_unmap()`"),
+              ("unmap_4k", "4K strict unmap: io-pgtable's `unmap_pages`, "
+               "`fp_iotlb_sync()`"))
+    rows = [(op, label, ops[("va", "latency " + op)]) for op, label in labels
+            if ("va", "latency " + op) in ops]
+    if not rows:
+        return
+    print("\nThe latency histograms (`/sys/kernel/flushpol/latency`) off "
+          "and on, under `va`, in turn in each round; the ratio is of the "
+          "medians, with its 95% interval (`scripts/interval.py`):\n")
+    print("| call | latency stats off | latency stats on | on / off (95%) |")
+    print("|---|---|---|---|")
+    for op, label, kv in rows:
+        off = [[int(x) / 1000] for x in kv["off_ps"].split(",")]
+        on = [[int(x) / 1000] for x in kv["on_ps"].split(",")]
+        r, lo, hi = interval.interval(on, off)
+        ci = f" ({lo:.2f} to {hi:.2f})" if lo is not None else ""
+        print(f"| {label} | {statistics.median(x[0] for x in off):.1f} ns | "
+              f"{statistics.median(x[0] for x in on):.1f} ns | "
+              f"{r:.2f}x{ci} |")
 
 
 def ns(ps):
@@ -385,6 +413,7 @@ def dispatch_table(title, ops, refs):
         print("\nIn the same kernel, per call: "
               + ", ".join(f"`{w}` {ns(kv['ps']):.1f} ns"
                           for w, kv in refs.items()) + ".")
+    latency_rows(ops)
     print()
 
 

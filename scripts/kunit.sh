@@ -99,14 +99,16 @@ suites=(flushpol_counts flushpol_model flushpol_oracle flushpol_switch
 	flushpol_stress flushpol_lifetime flushpol_faults flushpol_smmuv3_cmdq
 	flushpol_model_ttl flushpol_mutants flushpol_smmuv3_domain
 	flushpol_adaptive flushpol_estimate flushpol_smmuv3_ste
-	flushpol_smmuv3_idr flushpol_upstream_counts flushpol_holes)
+	flushpol_smmuv3_idr flushpol_upstream_counts flushpol_holes
+	flushpol_latency)
 # Module parameters and KUnit's filter go on the kernel command line, where
 # /init finds them as modprobe would; @lifetime is for /init itself.
 # Junk in every option of flushpol and flushpol_smmuv3, as an operator's
 # typo would be: each must load all the same, with a warning
 # (flushpol_registry's junk_load_options_ignored; checked below).
 junk_args=(flushpol.default_policy=Bad!Name flushpol.default_threshold=12abc
-	   flushpol.device_policy=Bad flushpol_smmuv3.force_no_ril=maybe)
+	   flushpol.device_policy=Bad flushpol_smmuv3.force_no_ril=maybe
+	   flushpol.latency_stats=maybe)
 cmdline=("${junk_args[@]}")
 init_args=(@lifetime:36)
 limit=900
