@@ -11,6 +11,9 @@
 #                the end to end test and fio integrity on Debian 13's arm64
 #                6.12 and on trixie-backports' newest arm64 7.x
 #   fio rt       fio integrity on Debian 12's PREEMPT_RT 6.12 flavour
+#   arm-smmu series 6.1, 7.x
+#                integration/arm-smmu/6.1 and 7.x applied to their kernels
+#                and drivers/iommu/ built (scripts/arm-smmu-series-check.sh)
 # Exits non-zero if any failed.
 set -uo pipefail
 
@@ -34,6 +37,10 @@ run()
 }
 
 scripts/kernel-table.sh start
+for k in 6.1 7.x; do
+	run "arm-smmu series $k" scripts/arm-smmu-series-check.sh "$k" &&
+		scripts/kernel-table.sh pass "$k" arm64 "arm-smmu series: drivers/iommu/ (W=1)"
+done
 run "e2e 6.1" env FP_KVER=6.1 FLUSHPOL_QEMU_OUT="$top/build/qemu-6.1" \
 	scripts/qemu/e2e.sh &&
 	scripts/kernel-table.sh pass 6.1 arm64 "DKMS (cross); QEMU end to end"

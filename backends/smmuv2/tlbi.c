@@ -8,7 +8,7 @@
 #define pr_fmt(fmt) "flushpol_smmuv2: " fmt
 
 #include <linux/bitfield.h>
-#include <linux/timekeeping.h>
+#include <linux/ktime.h>
 
 #include "smmuv2_ctx.h"
 #include "smmuv2_regs.h"
