@@ -189,9 +189,28 @@ retype()
 if [ $mode = strict ]; then
 	retype identity
 	[ -z "$new" ] || fail "an identity domain made context $new"
+	# What a udev rule matches: the new context's uevents, as busybox's
+	# uevent applet receives them from the kernel, must name the NVMe in
+	# DEVICES= and its group in IOMMU_GROUP=.
+	cat >/tmp/uevent-log <<-'EOF'
+	#!/bin/sh
+	[ "$SUBSYSTEM" = flushpol ] &&
+		echo "$ACTION $DEVPATH DEVICES=$DEVICES IOMMU_GROUP=$IOMMU_GROUP" >>/tmp/uevents
+	exit 0
+	EOF
+	chmod +x /tmp/uevent-log
+	: >/tmp/uevents
+	uevent /tmp/uevent-log &
+	uev=$!
+	sleep 0.5
 	retype DMA-FQ
 	[ -n "$new" ] && [ "$(cat "/sys/kernel/flushpol/contexts/$new/strict")" = 0 ] ||
 		fail "DMA-FQ: context \"$new\" is not lazy"
+	fp_wait "no uevent of $new with DEVICES=${pci##*/} IOMMU_GROUP=${group##*/}" \
+		grep -q "/$new DEVICES=${pci##*/} IOMMU_GROUP=${group##*/}\$" /tmp/uevents
+	kill $uev
+	echo "nvme: uevents of $new:"
+	sed 's/^/nvme:   /' /tmp/uevents
 fi
 
 # MSI-X through the SMMU: nvme's queues interrupt by MSI-X, whose doorbell
