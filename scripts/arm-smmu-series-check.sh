@@ -27,6 +27,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/deps.sh
 . "$top/scripts/deps.sh"
+# shellcheck source=scripts/series.sh
+. "$top/scripts/series.sh"
 cache=${FLUSHPOL_CACHE:-/var/cache/flushpol}
 kmake=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 
@@ -117,24 +119,10 @@ fi
 scratch=$(mktemp -d)
 # shellcheck disable=SC2064
 trap "rm -rf '$scratch' ${dl:+'$dl'}" EXIT
-mapfile -t files < <(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' \
-			"$series"/*.patch | sort -u)
-[ ${#files[@]} -gt 0 ] || die "no patches in $series"
-for f in "${files[@]}"; do
-	mkdir -p "$scratch/$(dirname "$f")"
-	[ ! -f "$src/$f" ] || cp "$src/$f" "$scratch/$f"
-done
-for p in "$series"/*.patch; do
-	patch -s -p1 -d "$scratch" --no-backup-if-mismatch < "$p" ||
-		die "$(basename "$p") does not apply to $src"
-done
-for f in "${files[@]}"; do
-	if ! cmp -s "$scratch/$f" "$work/src/$f"; then
-		cp "$scratch/$f" "$work/src/$f.fp-new"
-		mv "$work/src/$f.fp-new" "$work/src/$f"
-	fi
-done
-log "series applied: ${#files[@]} files"
+fp_series_apply "$series" "$src" "$work/src" "$scratch" ||
+	die "the series of $series does not apply"
+[ ${#fp_series_files[@]} -gt 0 ] || die "no patches in $series"
+log "series applied: ${#fp_series_files[@]} files"
 
 # After the series: it replaces drivers/iommu/Kconfig, which intree.sh
 # hooks.

@@ -26,6 +26,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/series.sh
+. "$top/scripts/series.sh"
 cache=${FLUSHPOL_CACHE:-/var/cache/flushpol}
 src=$cache/linux-source-6.12
 arch=um
@@ -86,22 +88,7 @@ if [ -n "$series" ]; then
 	scratch=$(mktemp -d)
 	# shellcheck disable=SC2064
 	trap "rm -rf '$scratch'" EXIT
-	mapfile -t files < <(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' \
-				"$series"/*.patch | sort -u)
-	for f in "${files[@]}"; do
-		mkdir -p "$scratch/$(dirname "$f")"
-		[ ! -f "$src/$f" ] || cp "$src/$f" "$scratch/$f"
-	done
-	for p in "$series"/*.patch; do
-		patch -s -p1 -d "$scratch" --no-backup-if-mismatch < "$p" ||
-			{ log "$(basename "$p") does not apply to $src"; exit 1; }
-	done
-	for f in "${files[@]}"; do
-		if ! cmp -s "$scratch/$f" "$work/src/$f"; then
-			cp "$scratch/$f" "$work/src/$f.fp-new"
-			mv "$work/src/$f.fp-new" "$work/src/$f"
-		fi
-	done
+	fp_series_apply "$series" "$src" "$work/src" "$scratch" || exit 1
 fi
 
 # After the series: it may replace drivers/iommu/Kconfig, which intree.sh
