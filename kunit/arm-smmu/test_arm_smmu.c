@@ -279,6 +279,8 @@ static const struct fpa_case fpa_cases[] = {
 	{ "threshold", false, SZ_4K,    0,  0, 16, 16, 512 },
 	{ NULL,        false, SZ_4K, 8192, 16,  0, 17,   0 },
 	{ NULL,        true,  SZ_4K,    0,  0, 16, 16, 512 },
+	{ "va",        true,  SZ_4K, 8192, 16,  0, 17,   0 },
+	{ "asid",      true,  SZ_4K,    0,  0, 16, 16, 512 },
 	{ "va",        false, SZ_2M,    0, 16,  0,  1,   0 },
 	{ NULL,        true,  SZ_2M,    0, 16,  0,  1,   0 },
 	{ "adaptive",  false, SZ_4K, 8192,  0,  0, 16,   0 },
@@ -473,10 +475,55 @@ static void attach_links(struct kunit *test)
 						sizeof(buf)), -ENOENT);
 }
 
+static unsigned int fpa_tbu_dumps;
+static void (*fpa_tbu_dump)(void *smmu, unsigned int page);
+
+static void fpa_count_tbu_dump(void *smmu, unsigned int page)
+{
+	fpa_tbu_dumps++;
+	fpa_tbu_dump(smmu, page);
+}
+
+/*
+ * A TLB sync that never completes on a Qualcomm SMMU: after flushpol's
+ * dump, arm-smmu-qcom's own TBU queries run (the 0002 hook, calling
+ * qcom_smmu_tlb_sync_debug(); with no TBU registers described it says
+ * only that the sync timed out), and the timeout is counted.  A plain
+ * SMMUv2 has no such hook.
+ */
+static void qcom_tbu_dump(struct kunit *test)
+{
+	struct fpa_smmu *plain = fpa_smmu_new(test, false);
+	struct fpa_smmu *f = fpa_smmu_new(test, true);
+	struct arm_smmu_domain *smmu_domain = fpa_domain_new(test, f, "va");
+	struct smmuv2_device *fp = f->qsmmu.smmu.fp;
+	struct iommu_domain *domain = &smmu_domain->domain;
+	struct iommu_iotlb_gather gather;
+
+	KUNIT_EXPECT_NULL(test, plain->qsmmu.smmu.fp->cfg.sync_timeout);
+	KUNIT_ASSERT_NOT_NULL(test, fp->cfg.sync_timeout);
+	fpa_tbu_dump = fp->cfg.sync_timeout;
+	fpa_tbu_dumps = 0;
+	fp->cfg.sync_timeout = fpa_count_tbu_dump;
+	fp->cfg.sync_timeout_us = 100;
+
+	fpa_map(test, domain, SZ_4K, SZ_4K);
+	f->fake->polls_to_complete = UINT_MAX;
+	iommu_iotlb_gather_init(&gather);
+	KUNIT_ASSERT_EQ(test, domain->ops->unmap_pages(domain, FPA_IOVA, SZ_4K,
+						       1, &gather), SZ_4K);
+	domain->ops->iotlb_sync(domain, &gather);
+	KUNIT_EXPECT_EQ(test, fpa_tbu_dumps, 1);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(smmu_domain->fp,
+					      FP_STAT_SYNC_TIMEOUTS), 1);
+	f->fake->polls_to_complete = 0;
+}
+
 static struct kunit_case fpa_test_cases[] = {
 	KUNIT_CASE_PARAM(unmap_32m, fpa_case_gen_params),
 	KUNIT_CASE(flush_all),
 	KUNIT_CASE(attach_links),
+	KUNIT_CASE(qcom_tbu_dump),
 	{}
 };
 
