@@ -123,6 +123,9 @@ size_t fpt_unmap(struct fpt_rig *rig, unsigned long iova, size_t size,
 
 ssize_t fpt_write_file(const char *path, const void *buf, size_t len);
 ssize_t fpt_read_file(const char *path, char *buf, size_t size);
+/* flushpol.device_policy= at run time, and emptying it (a test's action). */
+#define FPT_DEV_PARAM	"/sys/module/flushpol/parameters/device_policy"
+void fpt_restore_dev_param(void *unused);
 ssize_t fpt_ctx_write(struct fpt_rig *rig, const char *attr, const char *s,
 		      size_t len);
 ssize_t fpt_ctx_read(struct fpt_rig *rig, const char *attr, char *buf,

@@ -56,3 +56,9 @@ ssize_t fpt_ctx_read(struct fpt_rig *rig, const char *attr, char *buf,
 		 rig->name, attr);
 	return fpt_read_file(path, buf, size);
 }
+
+/* A kunit action: no device named in flushpol.device_policy= any more. */
+void fpt_restore_dev_param(void *unused)
+{
+	fpt_write_file(FPT_DEV_PARAM, "\n", 1);
+}

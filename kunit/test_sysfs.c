@@ -274,13 +274,6 @@ static void devices_linked_both_ways(struct kunit *test)
 					    buf, sizeof(buf)), -ENOENT);
 }
 
-#define FPT_DEV_PARAM	"/sys/module/flushpol/parameters/device_policy"
-
-static void fpt_restore_dev_param(void *unused)
-{
-	fpt_write_file(FPT_DEV_PARAM, "\n", 1);
-}
-
 /*
  * flushpol.device_policy= names a device by its bus id: as it attaches,
  * its context takes the policy and values given.  Junk written at run

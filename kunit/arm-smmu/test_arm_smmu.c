@@ -190,6 +190,20 @@ static void fpa_domain_free(void *domain)
 	d->ops->free(d);
 }
 
+/* A DMA paging domain as the IOMMU core allocates one for @dev. */
+static struct arm_smmu_domain *fpa_paging_domain(struct kunit *test,
+						 struct device *dev)
+{
+	struct iommu_domain *domain = arm_smmu_ops.domain_alloc_paging(dev);
+
+	KUNIT_ASSERT_NOT_NULL(test, domain);
+	domain->type = IOMMU_DOMAIN_DMA;
+	domain->ops = arm_smmu_ops.default_domain_ops;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpa_domain_free,
+							domain), 0);
+	return container_of(domain, struct arm_smmu_domain, domain);
+}
+
 /*
  * A paging domain as the IOMMU core makes one, its context set up by
  * arm-smmu as attaching a master does; the model then walks the table
@@ -202,16 +216,9 @@ static struct arm_smmu_domain *fpa_domain_new(struct kunit *test,
 	struct arm_smmu_device *smmu = &f->qsmmu.smmu;
 	const struct io_pgtable_cfg *cfg;
 	struct arm_smmu_domain *smmu_domain;
-	struct iommu_domain *domain;
 	struct fpt_v2_bank *b;
 
-	domain = arm_smmu_ops.domain_alloc_paging(smmu->dev);
-	KUNIT_ASSERT_NOT_NULL(test, domain);
-	domain->type = IOMMU_DOMAIN_DMA;
-	domain->ops = arm_smmu_ops.default_domain_ops;
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpa_domain_free,
-							domain), 0);
-	smmu_domain = container_of(domain, struct arm_smmu_domain, domain);
+	smmu_domain = fpa_paging_domain(test, smmu->dev);
 	KUNIT_ASSERT_EQ(test, arm_smmu_init_domain_context(smmu_domain, smmu,
 							   smmu->dev), 0);
 	KUNIT_ASSERT_NOT_NULL(test, smmu_domain->fp);
@@ -354,13 +361,7 @@ static void flush_all(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fpm_cached_entries(&f->mc), 0);
 }
 
-#define FPA_DEV_PARAM	"/sys/module/flushpol/parameters/device_policy"
 #define FPA_SME		3	/* the master's stream map entry */
-
-static void fpa_restore_dev_param(void *unused)
-{
-	fpt_write_file(FPA_DEV_PARAM, "\n", 1);
-}
 
 static void fpa_master_forget(void *data)
 {
@@ -428,19 +429,14 @@ static void attach_links(struct kunit *test)
 	int len;
 
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							fpa_restore_dev_param,
+							fpt_restore_dev_param,
 							NULL), 0);
 	len = snprintf(param, sizeof(param), "%s=asid:threshold=32\n",
 		       dev_name(cam));
-	KUNIT_ASSERT_EQ(test, fpt_write_file(FPA_DEV_PARAM, param, len), len);
+	KUNIT_ASSERT_EQ(test, fpt_write_file(FPT_DEV_PARAM, param, len), len);
 
-	domain = arm_smmu_ops.domain_alloc_paging(cam);
-	KUNIT_ASSERT_NOT_NULL(test, domain);
-	domain->type = IOMMU_DOMAIN_DMA;
-	domain->ops = arm_smmu_ops.default_domain_ops;
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpa_domain_free,
-							domain), 0);
-	smmu_domain = container_of(domain, struct arm_smmu_domain, domain);
+	smmu_domain = fpa_paging_domain(test, cam);
+	domain = &smmu_domain->domain;
 
 	KUNIT_ASSERT_EQ(test, domain->ops->attach_dev(domain, cam), 0);
 	KUNIT_ASSERT_NOT_NULL(test, smmu_domain->fp);
