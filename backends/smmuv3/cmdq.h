@@ -33,6 +33,9 @@ struct smmuv3_queue {
  * @delay: one back-off step of a wait, udelay(1) by default
  * @now: the time in nanoseconds, ktime_get_ns() by default, on which a
  *	wait's bound (&smmuv3_cmdq.timeout_us) is measured
+ * @contended: called under &smmuv3_cmdq.lock: whether another CPU waits
+ *	to take it, raw_spin_is_contended() by default; a caller whose
+ *	commands are written then leaves its CMD_SYNC to that CPU
  *
  * Any of them may be NULL for the default MMIO access.  The seam where a
  * test's fake SMMU plugs in, as arm_smmu_impl is upstream.
@@ -42,6 +45,7 @@ struct smmuv3_cmdq_impl {
 	void (*write_reg)(struct smmuv3_cmdq *cmdq, unsigned int off, u32 val);
 	void (*delay)(struct smmuv3_cmdq *cmdq);
 	u64 (*now)(struct smmuv3_cmdq *cmdq);
+	bool (*contended)(struct smmuv3_cmdq *cmdq);
 };
 
 /**
@@ -65,6 +69,14 @@ struct smmuv3_cmdq_impl {
  *	under @lock
  * @window_op: the opcode of the last command written; under @lock
  * @published: commands CMDQ_PROD has been moved past; written under @lock
+ * @sync_pos: position + 1 of the last CMD_SYNC written (0: none); written
+ *	under @lock, read without it by callers waiting for a CMD_SYNC
+ *	another CPU owes them
+ * @owe_pos: position + 1 of the last command whose caller left its
+ *	CMD_SYNC to the next holder of @lock; owed while @owe_pos >=
+ *	@sync_pos; under @lock
+ * @fallbacks: callers that waited for an owed CMD_SYNC in vain and wrote
+ *	their own; under @lock
  * @cons: commands the SMMU has consumed, as far as any CPU has seen;
  *	only grows, by cmpxchg64
  * @stuck: a wait saw CMDQ_CONS still at @stuck - 1 for a whole bound;
@@ -73,6 +85,7 @@ struct smmuv3_cmdq_impl {
  *	or refused by the SMMU), and CMD_SYNCs that timed out; under
  *	@gerror_lock
  * @recovered: @nlost when the last recovery that completed began
+ * @recovering: 1 while a CPU runs the recovery the others wait for
  * @err_at: position + 1 of the last refused command acknowledged (0:
  *	none); under @gerror_lock
  * @taken: CMDQ_ERRs a waiter acknowledged whose interrupt the GERROR
@@ -91,10 +104,14 @@ struct smmuv3_cmdq {
 	u32 since_sync;
 	u8 window_op;
 	u64 published;
+	u64 sync_pos;
+	u64 owe_pos;
+	unsigned long fallbacks;
 	u64 cons;
 	u64 stuck;
 	u64 nlost;
 	u64 recovered;
+	u32 recovering;
 	u64 err_at;
 	u32 taken;
 };
