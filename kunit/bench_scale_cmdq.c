@@ -28,6 +28,14 @@
  * its own (five with four producers on QEMU's four) and would cap the
  * queue at its own pace, whatever the queue does.
  *
+ * And it counts what the SMMU consumed: CMD_SYNCs per batch on the shared
+ * fake, exact, at 1, 2 and 4 threads, where upstream arm-smmu-v3 writes
+ * one per batch whatever the number of CPUs ("fp-scale-cmdq-syncs:"
+ * lines): through a submit and a sync, as above, and through
+ * smmuv3_cmdq_submit_sync() (the strict 4K unmap's path), in rounds of
+ * their own.  Fewer than one means CPUs shared CMD_SYNCs: one caller's
+ * commands written while another waited for the queue's lock.
+ *
  * A benchmark, not a test: it prints "fp-scale-cmdq:" lines for
  * scripts/bench-scale.sh and asserts nothing about time; it does check
  * that every sync completed and nothing was lost.  Under UML (one CPU)
@@ -73,6 +81,7 @@ struct fpq_round {
 	struct fpt_v3_fake *f;		/* FPQ_CMDQ, FPQ_INSTANT: shared */
 	struct fpt_v3_fake **own;	/* FPQ_OWN: one fake per thread */
 	enum fpq_side side;
+	bool leaf;			/* smmuv3_cmdq_submit_sync() */
 	unsigned int threads;
 	atomic_t arrived;
 	atomic_t running;
@@ -115,6 +124,11 @@ static int fpq_worker_fn(void *data)
 			fpq_private_submit(cmd);
 			continue;
 		}
+		if (r->leaf) {
+			if (smmuv3_cmdq_ops.submit_sync(smmu, cmd, 1))
+				atomic_inc(&r->failed);
+			continue;
+		}
 		smmuv3_cmdq_ops.submit(smmu, cmd, 1);
 		if (smmuv3_cmdq_ops.sync(smmu))
 			atomic_inc(&r->failed);
@@ -127,9 +141,9 @@ static int fpq_worker_fn(void *data)
 }
 
 /* One round: @threads threads, on CPUs of their own; ns per batch. */
-static u64 fpq_run_round(struct kunit *test, struct fpt_v3_fake *f,
-			 struct fpt_v3_fake **own, enum fpq_side side,
-			 unsigned int threads)
+static u64 fpq_run_round_on(struct kunit *test, struct fpt_v3_fake *f,
+			    struct fpt_v3_fake **own, enum fpq_side side,
+			    bool leaf, unsigned int threads)
 {
 	struct fpq_worker w[FPQ_MAX_THREADS];
 	void *args[FPQ_MAX_THREADS];
@@ -141,6 +155,7 @@ static u64 fpq_run_round(struct kunit *test, struct fpt_v3_fake *f,
 	r->f = f;
 	r->own = own;
 	r->side = side;
+	r->leaf = leaf;
 	r->threads = threads;
 	atomic_set(&r->running, threads);
 	init_completion(&r->done);
@@ -156,6 +171,13 @@ static u64 fpq_run_round(struct kunit *test, struct fpt_v3_fake *f,
 		ns += r->ns[i];
 	kunit_kfree(test, r);
 	return div_u64(ns, threads);
+}
+
+static u64 fpq_run_round(struct kunit *test, struct fpt_v3_fake *f,
+			 struct fpt_v3_fake **own, enum fpq_side side,
+			 unsigned int threads)
+{
+	return fpq_run_round_on(test, f, own, side, false, threads);
 }
 
 /*
@@ -277,11 +299,50 @@ static void fpq_print(struct kunit *test, enum fpq_side side,
 	kunit_kfree(test, buf);
 }
 
+/* CMD_SYNCs the SMMU consumed per batch, in thousandths. */
+static void fpq_print_syncs(struct kunit *test, const char *path,
+			    unsigned int threads, u64 batches, u64 syncs,
+			    unsigned long fallbacks)
+{
+	u64 milli = div64_u64(syncs * 1000, batches ?: 1);
+
+	kunit_info(test,
+		   "fp-scale-cmdq-syncs: path=%s threads=%u cpus=%u unmaps=%llu syncs=%llu fallbacks=%lu per_unmap=%llu.%03llu upstream=1.000\n",
+		   path, threads, num_online_cpus(), batches, syncs,
+		   fallbacks, div_u64(milli, 1000), milli % 1000);
+}
+
+/*
+ * The strict 4K unmap's path, smmuv3_cmdq_submit_sync(), on a shared fake
+ * of its own: CMD_SYNCs per batch at each thread count.
+ */
+static void fpq_count_leaf_syncs(struct kunit *test, struct fpt_v3_fake **own)
+{
+	struct fpt_v3_fake *g = fpq_fake_new(test);
+	unsigned long syncs, fallbacks;
+	unsigned int threads, r;
+
+	for (threads = 1; threads <= FPQ_MAX_THREADS; threads *= 2) {
+		if (threads > num_online_cpus())
+			break;
+		syncs = g->syncs;
+		fallbacks = g->smmu.cmdq.fallbacks;
+		for (r = 0; r < FPQ_ROUNDS; r++)
+			fpq_run_round_on(test, g, own, FPQ_CMDQ, true, threads);
+		fpq_print_syncs(test, "submit_sync", threads,
+				(u64)FPQ_ROUNDS * threads * FPQ_BATCHES,
+				g->syncs - syncs,
+				g->smmu.cmdq.fallbacks - fallbacks);
+	}
+	fpq_fake_check(test, g);
+}
+
 static void cmdq_scaling_reported(struct kunit *test)
 {
 	struct fpt_v3_fake *f, *inst, *own[FPQ_MAX_THREADS];
 	u64 (*ns)[FPQ_SIDES][FPQ_ROUNDS];
-	unsigned long reads[3] = {}, before;
+	unsigned long reads[3] = {}, syncs[3] = {}, falls[3] = {}, before;
+	unsigned long sbefore, fbefore;
 	unsigned int n, threads, r, s, i;
 
 	ns = kunit_kcalloc(test, 3, sizeof(*ns), GFP_KERNEL);
@@ -299,9 +360,13 @@ static void cmdq_scaling_reported(struct kunit *test)
 			if (threads > num_online_cpus())
 				break;
 			before = f->reads;
+			sbefore = f->syncs;
+			fbefore = f->smmu.cmdq.fallbacks;
 			ns[n][FPQ_CMDQ][r] = fpq_run_round(test, f, own,
 							   FPQ_CMDQ, threads);
 			reads[n] += f->reads - before;
+			syncs[n] += f->syncs - sbefore;
+			falls[n] += f->smmu.cmdq.fallbacks - fbefore;
 			ns[n][FPQ_PRIVATE][r] = fpq_run_round(test, f, own,
 							      FPQ_PRIVATE,
 							      threads);
@@ -319,7 +384,11 @@ static void cmdq_scaling_reported(struct kunit *test)
 		for (s = 0; s < FPQ_SIDES; s++)
 			fpq_print(test, s, threads, ns[n][s],
 				  s == FPQ_CMDQ ? reads[n] : 0);
+		fpq_print_syncs(test, "submit+sync", threads,
+				(u64)FPQ_ROUNDS * threads * FPQ_BATCHES,
+				syncs[n], falls[n]);
 	}
+	fpq_count_leaf_syncs(test, own);
 	fpq_fake_check(test, f);
 	for (i = 0; i < FPQ_MAX_THREADS; i++)
 		fpq_fake_check(test, own[i]);
