@@ -1736,7 +1736,9 @@ static void dropped_tail_counted_per_command(struct kunit *test)
  * A second CPU at an exact point.  The queue's register seam is wrapped:
  * "another CPU waits for the lock" is answered yes @contended times, and
  * at the first back-off step after that @second runs, on this thread:
- * what that CPU does once it has the lock.  With @sleep, every back-off
+ * what that CPU does once it has the lock.  @each runs at every back-off
+ * step after that, but not at the steps of a queue call it makes itself:
+ * other CPUs' work while the caller waits.  With @sleep, every back-off
  * step sleeps, so that threads waiting in the queue take turns on one CPU
  * (the callers are kthreads holding no lock there).
  */
@@ -1745,7 +1747,9 @@ struct fpt_share {
 	const struct smmuv3_cmdq_impl *inner;
 	unsigned int contended;
 	void (*second)(struct fpt_share *s);
-	bool ran, sleep;
+	void (*each)(struct fpt_share *s);
+	unsigned int steps;	/* @each's calls left (it stops at 0) */
+	bool ran, sleep, in_each;
 	int ret2;
 	unsigned long syncs2;	/* CMD_SYNCs consumed when @second's call returned */
 };
@@ -1778,6 +1782,11 @@ static void fpt_share_delay(struct smmuv3_cmdq *cmdq)
 	if (s->second && !s->ran) {
 		s->ran = true;
 		s->second(s);
+	} else if (s->each && s->steps && !s->in_each) {
+		s->steps--;
+		s->in_each = true;
+		s->each(s);
+		s->in_each = false;
 	}
 }
 
@@ -1846,12 +1855,12 @@ static bool fpt_ops_are(struct fpt_v3_fake *f, u64 from, const u8 *want,
  * CMD_SYNC after both TLBIs completes both.  One CMD_SYNC in all, and
  * each caller answers 0 only once it completed.
  */
-static void two_callers_share_one_cmd_sync(struct kunit *test)
+static void fpt_two_share(struct kunit *test, unsigned int per_poll)
 {
 	static const u8 want[] = {
 		CMD_OP_TLBI_NH_VA, CMD_OP_TLBI_NH_VA, CMD_OP_SYNC,
 	};
-	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, per_poll);
 	struct fpt_share *s = fpt_share_on(test, f);
 
 	s->contended = 1;
@@ -1866,6 +1875,13 @@ static void two_callers_share_one_cmd_sync(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.fallbacks, 0);
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.nlost, 0);
+}
+
+/* An SMMU that reads all at once, and one that stops between commands. */
+static void two_callers_share_one_cmd_sync(struct kunit *test)
+{
+	fpt_two_share(test, 64);
+	fpt_two_share(test, 1);
 }
 
 /*
@@ -1883,12 +1899,12 @@ static void fpt_second_submit_then_stall(struct fpt_share *s)
 	fpt_v3_fake_stall(s->f, 20);
 }
 
-static void sharer_waits_for_shared_sync_to_complete(struct kunit *test)
+static void fpt_sharer_waits(struct kunit *test, unsigned int per_poll)
 {
 	static const u8 want[] = {
 		CMD_OP_TLBI_NH_VA, CMD_OP_TLBI_NH_VA, CMD_OP_SYNC,
 	};
-	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, per_poll);
 	struct fpt_share *s = fpt_share_on(test, f);
 
 	s->contended = 1;
@@ -1900,6 +1916,12 @@ static void sharer_waits_for_shared_sync_to_complete(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, 3);
 	KUNIT_EXPECT_TRUE(test, fpt_ops_are(f, 0, want, ARRAY_SIZE(want)));
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.fallbacks, 0);
+}
+
+static void sharer_waits_for_shared_sync_to_complete(struct kunit *test)
+{
+	fpt_sharer_waits(test, 64);
+	fpt_sharer_waits(test, 1);
 }
 
 /*
@@ -2093,6 +2115,177 @@ static void losses_recovered_once_for_all_waiters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
 }
 
+/*
+ * The CPU that was to write the CMD_SYNC a caller left to it never takes
+ * the lock (it gave up waiting, or was interrupted for long): after its
+ * brief wait the caller writes its own, counted as a fallback, and
+ * answers 0 once that one completed.
+ */
+static void owed_sync_written_by_caller_when_nobody_comes(struct kunit *test)
+{
+	static const u8 want[] = { CMD_OP_TLBI_NH_VA, CMD_OP_SYNC };
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	s->contended = 1;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_EQ(test, cmdq->fallbacks, 1);
+	KUNIT_EXPECT_EQ(test, f->syncs, 1);
+	KUNIT_EXPECT_TRUE(test, fpt_ops_are(f, 0, want, ARRAY_SIZE(want)));
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 0);
+}
+
+/*
+ * A chain: the first caller leaves its CMD_SYNC to a second CPU, which
+ * submits 20 commands while a third waits for the lock, and that third
+ * never comes.  Past SMMUV3_CMDQ_SHARE_MAX commands the second writes the
+ * CMD_SYNC itself rather than hand the duty on: the first shares it, and
+ * nobody falls back.
+ */
+#define FPT_CHAIN_CMDS	20
+
+static void fpt_second_submits_many(struct fpt_share *s)
+{
+	u64 cmds[FPT_CHAIN_CMDS * CMD_DWORDS];
+	unsigned int i;
+
+	for (i = 0; i < FPT_CHAIN_CMDS; i++)
+		smmuv3_cmd_tlbi_nh_va(&cmds[i * CMD_DWORDS], 1,
+				      FPT_IOVA + (i + 1) * SZ_4K, true);
+	smmuv3_cmdq_ops.submit(&s->f->smmu, cmds, FPT_CHAIN_CMDS);
+}
+
+static void shared_window_capped_when_duty_is_handed_on(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	s->contended = 2;
+	s->second = fpt_second_submits_many;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_TRUE(test, s->ran);
+	KUNIT_EXPECT_EQ(test, cmdq->fallbacks, 0);
+	KUNIT_EXPECT_EQ(test, f->syncs, 1);
+	KUNIT_EXPECT_EQ(test, fpt_count_op(f, CMD_OP_TLBI_NH_VA),
+			FPT_CHAIN_CMDS + 1);
+	KUNIT_EXPECT_EQ(test, cmdq->prod, FPT_CHAIN_CMDS + 2);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
+/*
+ * The SMMU refuses the first caller's TLBI, in a window whose CMD_SYNC a
+ * second CPU wrote and did not wait for (it only submitted).  The first
+ * caller skips the refusal as it waits: the shared CMD_SYNC completes, but
+ * with a loss, so it invalidates everything, in order, before it answers.
+ */
+static void fpt_second_submit(struct fpt_share *s)
+{
+	u64 cmd[CMD_DWORDS];
+
+	smmuv3_cmd_tlbi_nh_va(cmd, 1, FPT_IOVA + SZ_4K, true);
+	smmuv3_cmdq_ops.submit(&s->f->smmu, cmd, 1);
+}
+
+static void refused_tlbi_under_shared_sync_recovered(struct kunit *test)
+{
+	static const u8 want[] = {
+		CMD_OP_SYNC, CMD_OP_TLBI_NH_VA, CMD_OP_SYNC,
+		CMD_OP_CFGI_ALL, CMD_OP_SYNC, CMD_OP_TLBI_NSNH_ALL,
+		CMD_OP_SYNC,
+	};
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	fpt_v3_fake_refuse_tlbi(f, 1);
+	s->contended = 1;
+	s->second = fpt_second_submit;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_TRUE(test, s->ran);
+	KUNIT_EXPECT_EQ(test, f->refused, 1);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 1);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, 1);
+	/* The refused TLBI's slot holds the CMD_SYNC that replaced it. */
+	KUNIT_EXPECT_TRUE(test, fpt_ops_are(f, 0, want, ARRAY_SIZE(want)));
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
+/*
+ * Another CPU holds the recovery (@recovering) and is off the CPU; other
+ * CPUs keep the SMMU busy, CMDQ_CONS moving at every step, for five
+ * bounds.  A caller whose sync completed with a loss not yet recovered
+ * from waits one bound of time for that recovery, not as long as CMDQ_CONS
+ * moves, then recovers on its own and answers 0.
+ */
+static void fpt_each_half_queue(struct fpt_share *s)
+{
+	u64 cmd[CMD_DWORDS];
+	unsigned int i;
+
+	for (i = 0; i < BIT(s->f->smmu.cmdq.q.shift) / 2; i++) {
+		smmuv3_cmd_tlbi_nh_va(cmd, 2, FPT_IOVA + i * SZ_4K, true);
+		smmuv3_cmdq_ops.submit(&s->f->smmu, cmd, 1);
+	}
+}
+
+static void recovery_wait_bounded_while_queue_moves(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	WRITE_ONCE(cmdq->nlost, 1);
+	WRITE_ONCE(cmdq->recovering, 1);
+	s->each = fpt_each_half_queue;
+	s->steps = 5 * cmdq->timeout_us;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	kunit_info(test, "waited %lu steps, bound %lu; traffic left %u\n",
+		   f->delays, cmdq->timeout_us, s->steps);
+	KUNIT_EXPECT_LE(test, f->delays, cmdq->timeout_us + 1);
+	KUNIT_EXPECT_GT(test, s->steps, 0);
+	/* The ring wrapped many times: the fake's own count. */
+	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, 1);
+	WRITE_ONCE(cmdq->recovering, 0);
+	s->steps = 0;
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
+/*
+ * The same preempted recovery; while the caller waits for it, a third
+ * CPU, which came later and waited a whole bound itself, recovers on its
+ * own.  That recovery began after the caller's losses: the caller answers
+ * 0 as soon as it completed, and writes no recovery of its own.
+ */
+static void fpt_each_third_recovers(struct fpt_share *s)
+{
+	s->ret2 = smmuv3_cmdq_ops.sync(&s->f->smmu);
+	s->steps = 0;
+}
+
+static void recovery_waiter_answers_once_another_covers_it(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	WRITE_ONCE(cmdq->nlost, 1);
+	WRITE_ONCE(cmdq->recovering, 1);
+	s->each = fpt_each_third_recovers;
+	s->steps = 1;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_EQ(test, s->ret2, 0);
+	KUNIT_EXPECT_EQ(test, fpt_count_op(f, CMD_OP_CFGI_ALL), 1);
+	KUNIT_EXPECT_EQ(test, fpt_count_op(f, CMD_OP_TLBI_NSNH_ALL), 1);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, 1);
+	WRITE_ONCE(cmdq->recovering, 0);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -2136,6 +2329,11 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(shared_sync_timeout_is_a_loss_for_each),
 	KUNIT_CASE(erratum_2812531_windows_kept_when_sharing),
 	KUNIT_CASE(losses_recovered_once_for_all_waiters),
+	KUNIT_CASE(owed_sync_written_by_caller_when_nobody_comes),
+	KUNIT_CASE(shared_window_capped_when_duty_is_handed_on),
+	KUNIT_CASE(refused_tlbi_under_shared_sync_recovered),
+	KUNIT_CASE(recovery_wait_bounded_while_queue_moves),
+	KUNIT_CASE(recovery_waiter_answers_once_another_covers_it),
 	{}
 };
 

@@ -44,7 +44,9 @@
  * it moves.  (A sync's CMD_SYNC after commands it dropped, and a
  * recovery, each have a bound of their own: they wait only if CMDQ_CONS
  * moved since.)  While CMDQ_CONS moves the SMMU is working, and is waited
- * for.
+ * for.  A sync that must recover waits at most three bounds in all: its
+ * CMD_SYNC's, another CPU's recovery (a bound of time, moving or not),
+ * and its own recovery's.
  *
  * Losing: a full queue never overwrites an unread command.  Only on a
  * wedged SMMU, past the bound, is a command dropped.  A command the SMMU
@@ -514,21 +516,24 @@ static void cmdq_count_timeout(struct smmuv3_cmdq *cmdq)
  * Under @lock, before it is released for good (not to wait for room):
  * the sharing invariant.  If commands are owed a CMD_SYNC (a caller left
  * without writing its own, @owe_pos) and no CPU waits for the lock to
- * take that duty over, write one; once a CMD_SYNC follows them, publish
+ * take that duty over, write one; write one too once
+ * SMMUV3_CMDQ_SHARE_MAX commands wait for it, so that a chain of CPUs
+ * each handing the duty on cannot keep the first waiting past its brief
+ * wait (cmdq_await_sync()); once a CMD_SYNC follows them, publish
  * it (a caller is waiting for it) and clear @owe_pos.  A CMD_SYNC that
  * cannot be queued is counted lost, as any command; whoever owed it then
  * writes its own.
  */
-static noinline void cmdq_settle(struct smmuv3_cmdq *cmdq,
-				 unsigned long *flags,
-				 struct smmuv3_cmdq_budget *b,
-				 unsigned int *dropped, u64 *first)
+static noinline void cmdq_settle_owed(struct smmuv3_cmdq *cmdq,
+				      unsigned long *flags,
+				      struct smmuv3_cmdq_budget *b,
+				      unsigned int *dropped, u64 *first)
 {
 	u64 sync[CMD_DWORDS], pos;
 
-	if (!cmdq->owe_pos)
-		return;
-	if (cmdq->owe_pos >= cmdq->sync_pos && !cmdq_contended(cmdq)) {
+	if (cmdq->owe_pos >= cmdq->sync_pos &&
+	    (cmdq->since_sync >= SMMUV3_CMDQ_SHARE_MAX ||
+	     !cmdq_contended(cmdq))) {
 		smmuv3_cmd_sync(sync);
 		if (cmdq_put(cmdq, sync, flags, b, &pos) && !(*dropped)++)
 			*first = sync[0];
@@ -537,6 +542,16 @@ static noinline void cmdq_settle(struct smmuv3_cmdq *cmdq,
 		cmdq_publish(cmdq);
 		cmdq->owe_pos = 0;
 	}
+}
+
+/* The common case, nothing owed, costs a load and a branch. */
+static __always_inline void cmdq_settle(struct smmuv3_cmdq *cmdq,
+					unsigned long *flags,
+					struct smmuv3_cmdq_budget *b,
+					unsigned int *dropped, u64 *first)
+{
+	if (unlikely(cmdq->owe_pos))
+		cmdq_settle_owed(cmdq, flags, b, dropped, first);
 }
 
 /**
@@ -737,25 +752,28 @@ static int cmdq_recover(struct smmuv3_cmdq *cmdq,
 }
 
 /*
- * Wait, holding no lock, while another CPU recovers (@recovering): with
- * the bound of any wait, CMDQ_CONS still for a whole bound.  A recovery
- * moves CMDQ_CONS unless it is held up off the queue (its CPU preempted):
- * then -ETIMEDOUT, and the caller recovers on its own.
+ * Wait, holding no lock, while another CPU recovers (@recovering), until
+ * it ends or a recovery covering the losses the caller saw (@snap) has
+ * completed, whoever ran it.  For one bound of time in all, whether
+ * CMDQ_CONS moves or not: CMDQ_CONS is no sign of the recovery's
+ * progress, since other CPUs' commands move it too, and a recovering CPU
+ * that is preempted (PREEMPT_RT, or a vCPU the host does not run) holds
+ * the flag as long as it is off the CPU.  Then -ETIMEDOUT, and the caller
+ * recovers on its own: two recoveries at once are each complete, and
+ * only cost more.
  */
-static int cmdq_wait_recovery(struct smmuv3_cmdq *cmdq,
+static int cmdq_wait_recovery(struct smmuv3_cmdq *cmdq, u64 snap,
 			      struct smmuv3_cmdq_budget *b)
 {
-	u64 cons, now, bound = (u64)cmdq->timeout_us * NSEC_PER_USEC;
+	u64 start = cmdq_now(cmdq);
+	u64 bound = (u64)cmdq->timeout_us * NSEC_PER_USEC;
 
 	/* Its end ordered before what the caller reads of @recovered. */
 	while (smp_load_acquire(&cmdq->recovering)) {
-		cons = cmdq_poll_cons(cmdq);
-		now = cmdq_now(cmdq);
-		if (b->seen != cons + 1) {
-			b->seen = cons + 1;
-			b->moved = now;
-		}
-		if (now - b->moved >= bound)
+		/* That recovery's syncs completed before it said so. */
+		if (smp_load_acquire(&cmdq->recovered) >= snap)
+			return 0;
+		if (cmdq_now(cmdq) - start >= bound)
 			return -ETIMEDOUT;
 		if (b->spins < SMMUV3_CMDQ_SPIN) {
 			b->spins++;
@@ -773,8 +791,8 @@ static int cmdq_wait_recovery(struct smmuv3_cmdq *cmdq,
  * has completed.  One CPU recovers at a time (@recovering): the others
  * wait for it and answer if it covered them (it began after their losses:
  * @recovered reached what they saw), or else recover next, themselves or
- * behind another that began after.  A caller whose wait for another's
- * recovery saw CMDQ_CONS still for a whole bound recovers on its own.
+ * behind another that began after.  A caller that waited a whole bound
+ * for another's recovery recovers on its own.
  */
 static noinline int cmdq_recover_once(struct smmuv3_cmdq *cmdq,
 				      struct smmuv3_cmdq_budget *b)
@@ -801,7 +819,7 @@ static noinline int cmdq_recover_once(struct smmuv3_cmdq *cmdq,
 		}
 		if (waits == SMMUV3_CMDQ_RECOVER_WAITS)
 			break;
-		if (cmdq_wait_recovery(cmdq, b)) {
+		if (cmdq_wait_recovery(cmdq, snap, b)) {
 			*b = (struct smmuv3_cmdq_budget){};
 			break;
 		}
@@ -865,8 +883,9 @@ int smmuv3_cmdq_submit_sync(struct smmuv3_cmdq *cmdq, const u64 *cmds,
  * (refused, or dropped) or a sync failed, and no completed recovery
  * covers it, the caller's own command may be the one missing or not yet
  * performed in order, and once we answer the caller frees pages or
- * tables: so everything is invalidated, in order, within a second bound,
- * before we answer.
+ * tables: so everything is invalidated, in order, before we answer: by
+ * another CPU's recovery waited for within a second bound, or by ours,
+ * within a third.
  *
  * After an error, the next sync to complete invalidates everything, in
  * order, before it answers 0.
