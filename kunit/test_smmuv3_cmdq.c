@@ -1750,6 +1750,7 @@ struct fpt_share {
 	void (*each)(struct fpt_share *s);
 	unsigned int steps;	/* @each's calls left (it stops at 0) */
 	bool ran, sleep, in_each;
+	struct task_struct *cpus[4];	/* each a CPU of its own, else CPU 0 */
 	int ret2;
 	unsigned long syncs2;	/* CMD_SYNCs consumed when @second's call returned */
 };
@@ -1800,12 +1801,28 @@ static bool fpt_share_contended(struct smmuv3_cmdq *cmdq)
 	return true;
 }
 
+/*
+ * Threads that take turns on one CPU (UML has one) as if each ran on a
+ * CPU of its own: what a caller is told of where it runs.
+ */
+static unsigned int fpt_share_cpu(struct smmuv3_cmdq *cmdq)
+{
+	struct fpt_share *s = fpt_share_cur;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(s->cpus); i++)
+		if (s->cpus[i] == current)
+			return i + 1;
+	return 0;
+}
+
 static const struct smmuv3_cmdq_impl fpt_share_impl = {
 	.read_reg	= fpt_share_read,
 	.write_reg	= fpt_share_write,
 	.delay		= fpt_share_delay,
 	.now		= fpt_share_now,
 	.contended	= fpt_share_contended,
+	.cpu		= fpt_share_cpu,
 };
 
 static struct fpt_share *fpt_share_on(struct kunit *test,
@@ -2091,11 +2108,15 @@ static void losses_recovered_once_for_all_waiters(struct kunit *test)
 	for (i = 0; i < FPT_FLIGHT_THREADS; i++) {
 		t[i] = (struct fpt_flight){ .f = f, .id = i };
 		init_completion(&t[i].done);
-		task = kthread_run(fpt_flight_fn, &t[i], "fp-flight-%u", i);
+		task = kthread_create(fpt_flight_fn, &t[i], "fp-flight-%u", i);
 		if (IS_ERR(task)) {
 			t[i].ret = PTR_ERR(task);
 			complete(&t[i].done);
+			continue;
 		}
+		/* Each as if on a CPU of its own: they wait for each other. */
+		s->cpus[i] = task;
+		wake_up_process(task);
 	}
 	/* Every caller's TLBI and CMD_SYNC written before the SMMU moves. */
 	for (waited = 0; READ_ONCE(cmdq->prod) < 2 * FPT_FLIGHT_THREADS &&
@@ -2213,6 +2234,9 @@ static void refused_tlbi_under_shared_sync_recovered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
 }
 
+/* @recovering as a CPU other than this one, and no CPU there is, holds it. */
+#define FPT_RECOVERING_ELSEWHERE	U32_MAX
+
 /*
  * Another CPU holds the recovery (@recovering) and is off the CPU; other
  * CPUs keep the SMMU busy, CMDQ_CONS moving at every step, for five
@@ -2238,7 +2262,7 @@ static void recovery_wait_bounded_while_queue_moves(struct kunit *test)
 	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
 
 	WRITE_ONCE(cmdq->nlost, 1);
-	WRITE_ONCE(cmdq->recovering, 1);
+	WRITE_ONCE(cmdq->recovering, FPT_RECOVERING_ELSEWHERE);
 	s->each = fpt_each_half_queue;
 	s->steps = 5 * cmdq->timeout_us;
 	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
@@ -2274,7 +2298,7 @@ static void recovery_waiter_answers_once_another_covers_it(struct kunit *test)
 	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
 
 	WRITE_ONCE(cmdq->nlost, 1);
-	WRITE_ONCE(cmdq->recovering, 1);
+	WRITE_ONCE(cmdq->recovering, FPT_RECOVERING_ELSEWHERE);
 	s->each = fpt_each_third_recovers;
 	s->steps = 1;
 	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
@@ -2283,6 +2307,42 @@ static void recovery_waiter_answers_once_another_covers_it(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fpt_count_op(f, CMD_OP_TLBI_NSNH_ALL), 1);
 	KUNIT_EXPECT_EQ(test, cmdq->recovered, 1);
 	WRITE_ONCE(cmdq->recovering, 0);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
+/*
+ * A sync comes in on top of the recovery on the same CPU (an interrupt,
+ * a softirq, a thread of higher priority on PREEMPT_RT): the recovery
+ * cannot go on until it returns, so it must not wait for it.  The SMMU
+ * is slow (it pauses at every CFGI_ALL), and the second call runs at the
+ * recovery's first back-off step: it recovers on its own at once, in a
+ * few steps, not a bound.
+ */
+static void fpt_second_nested_leaf(struct fpt_share *s)
+{
+	unsigned long d0 = s->f->delays;
+
+	s->ret2 = fpt_share_leaf(s->f, FPT_IOVA + SZ_4K);
+	s->syncs2 = s->f->delays - d0;
+}
+
+static void sync_on_top_of_recovery_does_not_wait_for_it(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	WRITE_ONCE(cmdq->nlost, 1);
+	f->hooks = &fpt_stall_at_cfgi_all_hooks;
+	s->second = fpt_second_nested_leaf;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_TRUE(test, s->ran);
+	KUNIT_EXPECT_EQ(test, s->ret2, 0);
+	kunit_info(test, "the nested sync waited %lu steps, bound %lu\n",
+		   s->syncs2, cmdq->timeout_us);
+	KUNIT_EXPECT_LT(test, s->syncs2, cmdq->timeout_us / 10);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, 1);
+	KUNIT_EXPECT_EQ(test, cmdq->recovering, 0);
 	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
 }
 
@@ -2334,6 +2394,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_under_shared_sync_recovered),
 	KUNIT_CASE(recovery_wait_bounded_while_queue_moves),
 	KUNIT_CASE(recovery_waiter_answers_once_another_covers_it),
+	KUNIT_CASE(sync_on_top_of_recovery_does_not_wait_for_it),
 	{}
 };
 

@@ -21,8 +21,11 @@
  * and still checks for losses then.  The invariant that makes it safe:
  * whenever @lock is released for good, by any path (submit, sync,
  * recovery), either a CMD_SYNC follows every command owed one, or another
- * CPU waits for the lock and inherits the duty (cmdq_settle()).  At most
- * SMMUV3_CMDQ_SHARE_MAX commands wait for one CMD_SYNC this way, and on
+ * CPU waits for the lock and inherits the duty (cmdq_settle()).  A CPU
+ * that finds SMMUV3_CMDQ_SHARE_MAX or more commands waiting for a
+ * CMD_SYNC as it lets the lock go writes one rather than hand the duty
+ * on, so a CMD_SYNC follows within that many commands and one caller's
+ * batch (32 from flush.c); and on
  * MMU-700 cmdq_joins_window() still ends a window with a CMD_SYNC before
  * a command of another kind, or past @force_sync_after, whoever owes it.
  * A recovery never leaves its CMD_SYNCs to another CPU: its CFGI_ALL's
@@ -89,12 +92,11 @@
  */
 #define SMMUV3_CMDQ_RECOVER_WAITS	3
 /*
- * Sharing: the most commands other than CMD_SYNC that may wait for one,
- * and the back-off steps, after SMMUV3_CMDQ_SPIN polls, a caller whose
- * CMD_SYNC another CPU owes waits for it to be written before it writes
- * its own.
+ * Sharing: the back-off steps, after SMMUV3_CMDQ_SPIN polls, a caller
+ * whose CMD_SYNC another CPU owes waits for it to be written before it
+ * tries to write its own.  (How many commands may wait for one:
+ * &smmuv3_cmdq.share_max.)
  */
-#define SMMUV3_CMDQ_SHARE_MAX	16
 #define SMMUV3_CMDQ_SHARE_STEPS	4
 
 /* CMDQ_CONS.ERR: the SMMU retries these itself once acknowledged. */
@@ -166,6 +168,14 @@ static bool cmdq_contended(struct smmuv3_cmdq *cmdq)
 	if (cmdq->impl && cmdq->impl->contended)
 		return cmdq->impl->contended(cmdq);
 	return raw_spin_is_contended(&cmdq->lock);
+}
+
+/* Where the caller runs; a hint, as a preemptible caller may move. */
+static unsigned int cmdq_cpu(struct smmuv3_cmdq *cmdq)
+{
+	if (cmdq->impl && cmdq->impl->cpu)
+		return cmdq->impl->cpu(cmdq);
+	return raw_smp_processor_id();
 }
 
 static u32 cmdq_size(const struct smmuv3_cmdq *cmdq)
@@ -532,7 +542,7 @@ static noinline void cmdq_settle_owed(struct smmuv3_cmdq *cmdq,
 	u64 sync[CMD_DWORDS], pos;
 
 	if (cmdq->owe_pos >= cmdq->sync_pos &&
-	    (cmdq->since_sync >= SMMUV3_CMDQ_SHARE_MAX ||
+	    (cmdq->since_sync >= cmdq->share_max ||
 	     !cmdq_contended(cmdq))) {
 		smmuv3_cmd_sync(sync);
 		if (cmdq_put(cmdq, sync, flags, b, &pos) && !(*dropped)++)
@@ -544,7 +554,7 @@ static noinline void cmdq_settle_owed(struct smmuv3_cmdq *cmdq,
 	}
 }
 
-/* The common case, nothing owed, costs a load and a branch. */
+/* Nothing owed, the common case, costs a load and a branch. */
 static __always_inline void cmdq_settle(struct smmuv3_cmdq *cmdq,
 					unsigned long *flags,
 					struct smmuv3_cmdq_budget *b,
@@ -588,8 +598,8 @@ void smmuv3_cmdq_submit(struct smmuv3_cmdq *cmdq, const u64 *cmds,
  * (a sync alone, after commands another CPU's CMD_SYNC followed): then
  * @pos is its position.  Yes too if another CPU waits for the lock, which
  * by the invariant (cmdq_settle()) writes a CMD_SYNC after ours or hands
- * the duty on, and fewer than SMMUV3_CMDQ_SHARE_MAX commands then wait
- * for one: @owe is then what must be behind the CMD_SYNC waited for.
+ * the duty on, and fewer than SMMUV3_CMDQ_SHARE_MAX commands wait for
+ * one so far: @owe is then what must be behind the CMD_SYNC waited for.
  */
 static bool cmdq_shares(struct smmuv3_cmdq *cmdq, u64 *pos, u64 *owe)
 {
@@ -597,7 +607,7 @@ static bool cmdq_shares(struct smmuv3_cmdq *cmdq, u64 *pos, u64 *owe)
 		*pos = cmdq->sync_pos - 1;
 		return true;
 	}
-	if (cmdq->since_sync >= SMMUV3_CMDQ_SHARE_MAX || !cmdq_contended(cmdq))
+	if (cmdq->since_sync >= cmdq->share_max || !cmdq_contended(cmdq))
 		return false;
 	cmdq->owe_pos = cmdq->prod;
 	*owe = cmdq->prod;
@@ -608,43 +618,55 @@ static bool cmdq_shares(struct smmuv3_cmdq *cmdq, u64 *pos, u64 *owe)
  * Wait, holding no lock, for the CMD_SYNC another CPU owes the commands
  * before @owe to be written; @pos is then its position.  Briefly: the CPU
  * that took the lock after ours writes a few commands and the CMD_SYNC,
- * or hands the duty on to one that does, at most SMMUV3_CMDQ_SHARE_MAX
- * commands later.  If none is written by then (that CPU waits for room in
- * a full queue, or was interrupted), take the lock and write our own, as
- * an unshared sync would, unless one was written meanwhile.
+ * or hands the duty on to one that does, within about
+ * SMMUV3_CMDQ_SHARE_MAX commands.  If none is written by then (that CPU
+ * waits for room in a full queue, or an NMI or the hypervisor holds it
+ * up), take the lock and write our own, as an unshared sync would, unless
+ * one was written meanwhile.  The lock is tried, not queued for, and the
+ * CMD_SYNC looked for between tries: queued behind the CPUs now waiting
+ * for it, we could not see the CMD_SYNC one of them writes.  Before the
+ * lock goes, the sharing invariant: a CPU that shared with us while we
+ * waited for the lock is owed a CMD_SYNC too (cmdq_settle()).
  */
 static noinline int cmdq_await_sync(struct smmuv3_cmdq *cmdq, u64 owe,
 				    u64 *pos, struct smmuv3_cmdq_budget *b)
 {
-	u64 sync[CMD_DWORDS], at;
+	unsigned int i, dropped = 0;
+	u64 sync[CMD_DWORDS], at, first = 0;
 	unsigned long flags;
-	unsigned int i;
 	int ret = 0;
 
-	for (i = 0; i < SMMUV3_CMDQ_SPIN + SMMUV3_CMDQ_SHARE_STEPS; i++) {
+	for (i = 0; ; i++) {
 		at = READ_ONCE(cmdq->sync_pos);
 		if (at > owe) {
 			*pos = at - 1;
 			return 0;
 		}
-		if (i < SMMUV3_CMDQ_SPIN)
+		if (i < SMMUV3_CMDQ_SPIN) {
 			cpu_relax();
-		else
+		} else if (i < SMMUV3_CMDQ_SPIN + SMMUV3_CMDQ_SHARE_STEPS) {
 			cmdq_delay(cmdq);
+		} else if (raw_spin_trylock_irqsave(&cmdq->lock, flags)) {
+			break;
+		} else {
+			cpu_relax();
+		}
 	}
 	smmuv3_cmd_sync(sync);
-	raw_spin_lock_irqsave(&cmdq->lock, flags);
 	if (cmdq->sync_pos > owe) {
 		*pos = cmdq->sync_pos - 1;
 	} else {
 		ret = cmdq_put(cmdq, sync, &flags, b, pos);
 		if (!ret)
 			cmdq->fallbacks++;
+		else
+			dropped = 1;
+		first = sync[0];
 	}
+	cmdq_settle(cmdq, &flags, b, &dropped, &first);
 	cmdq_publish(cmdq);
 	raw_spin_unlock_irqrestore(&cmdq->lock, flags);
-	if (ret)
-		cmdq_report_dropped(cmdq, 1, sync[0]);
+	cmdq_report_dropped(cmdq, dropped, first);
 	return ret;
 }
 
@@ -685,9 +707,16 @@ static __always_inline int cmdq_issue_sync(struct smmuv3_cmdq *cmdq,
 		ret = cmdq_put(cmdq, sync, &flags, b, &pos);
 		if (ret && !dropped++)
 			first = sync[0];
+		/* A CMD_SYNC after every command owed one, published here. */
+		if (!ret && cmdq->owe_pos < cmdq->sync_pos)
+			cmdq->owe_pos = 0;
 	}
-	if (likely(!owe))
-		cmdq_publish(cmdq);
+	/*
+	 * A sharer too: the SMMU performs our commands while the CMD_SYNC is
+	 * written, and one written on MMU-700 to end a window is not left
+	 * for the next holder to publish.
+	 */
+	cmdq_publish(cmdq);
 	raw_spin_unlock_irqrestore(&cmdq->lock, flags);
 	cmdq_report_dropped(cmdq, dropped, first);
 	if (ret)
@@ -754,25 +783,33 @@ static int cmdq_recover(struct smmuv3_cmdq *cmdq,
 /*
  * Wait, holding no lock, while another CPU recovers (@recovering), until
  * it ends or a recovery covering the losses the caller saw (@snap) has
- * completed, whoever ran it.  For one bound of time in all, whether
- * CMDQ_CONS moves or not: CMDQ_CONS is no sign of the recovery's
+ * completed, whoever ran it.  Until one bound of time after @start, for
+ * all of a call's waits, whether CMDQ_CONS moves or not: CMDQ_CONS is no
+ * sign of the recovery's
  * progress, since other CPUs' commands move it too, and a recovering CPU
  * that is preempted (PREEMPT_RT, or a vCPU the host does not run) holds
  * the flag as long as it is off the CPU.  Then -ETIMEDOUT, and the caller
  * recovers on its own: two recoveries at once are each complete, and
- * only cost more.
+ * only cost more.  At once if the recovering CPU is this one (a sync from
+ * an interrupt, a softirq, or on PREEMPT_RT a thread of higher priority,
+ * come in on top of the recovery: it cannot go on until we return) or a
+ * vCPU the hypervisor says is not running.
  */
 static int cmdq_wait_recovery(struct smmuv3_cmdq *cmdq, u64 snap,
-			      struct smmuv3_cmdq_budget *b)
+			      u64 start, struct smmuv3_cmdq_budget *b)
 {
-	u64 start = cmdq_now(cmdq);
 	u64 bound = (u64)cmdq->timeout_us * NSEC_PER_USEC;
 
+	u32 owner;
+
 	/* Its end ordered before what the caller reads of @recovered. */
-	while (smp_load_acquire(&cmdq->recovering)) {
+	while ((owner = smp_load_acquire(&cmdq->recovering))) {
 		/* That recovery's syncs completed before it said so. */
 		if (smp_load_acquire(&cmdq->recovered) >= snap)
 			return 0;
+		if (owner - 1 == cmdq_cpu(cmdq) ||
+		    (owner - 1 < nr_cpu_ids && vcpu_is_preempted(owner - 1)))
+			return -EDEADLK;
 		if (cmdq_now(cmdq) - start >= bound)
 			return -ETIMEDOUT;
 		if (b->spins < SMMUV3_CMDQ_SPIN) {
@@ -797,7 +834,7 @@ static int cmdq_wait_recovery(struct smmuv3_cmdq *cmdq, u64 snap,
 static noinline int cmdq_recover_once(struct smmuv3_cmdq *cmdq,
 				      struct smmuv3_cmdq_budget *b)
 {
-	u64 snap = READ_ONCE(cmdq->nlost);
+	u64 snap = READ_ONCE(cmdq->nlost), start = cmdq_now(cmdq);
 	unsigned int waits;
 	bool own = false;
 	int ret;
@@ -807,7 +844,8 @@ static noinline int cmdq_recover_once(struct smmuv3_cmdq *cmdq,
 		if (smp_load_acquire(&cmdq->recovered) >= snap)
 			return 0;
 		if (!READ_ONCE(cmdq->recovering) &&
-		    !cmpxchg(&cmdq->recovering, 0, 1)) {
+		    !cmpxchg(&cmdq->recovering, 0,
+			     cmdq_cpu(cmdq) + 1)) {
 			/* One may have ended between the two looks. */
 			if (smp_load_acquire(&cmdq->recovered) >= snap) {
 				/* Pairs with the waiters' acquire. */
@@ -819,7 +857,7 @@ static noinline int cmdq_recover_once(struct smmuv3_cmdq *cmdq,
 		}
 		if (waits == SMMUV3_CMDQ_RECOVER_WAITS)
 			break;
-		if (cmdq_wait_recovery(cmdq, snap, b)) {
+		if (cmdq_wait_recovery(cmdq, snap, start, b)) {
 			*b = (struct smmuv3_cmdq_budget){};
 			break;
 		}
@@ -958,6 +996,7 @@ void smmuv3_cmdq_init_ring(struct smmuv3_cmdq *cmdq, struct device *dev,
 	cmdq->base = base;
 	cmdq->dev = dev;
 	cmdq->timeout_us = SMMUV3_CMDQ_TIMEOUT_US;
+	cmdq->share_max = SMMUV3_CMDQ_SHARE_MAX;
 	raw_spin_lock_init(&cmdq->lock);
 	raw_spin_lock_init(&cmdq->gerror_lock);
 }

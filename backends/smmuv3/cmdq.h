@@ -36,6 +36,8 @@ struct smmuv3_queue {
  * @contended: called under &smmuv3_cmdq.lock: whether another CPU waits
  *	to take it, raw_spin_is_contended() by default; a caller whose
  *	commands are written then leaves its CMD_SYNC to that CPU
+ * @cpu: the CPU the caller runs on, raw_smp_processor_id() by default:
+ *	where a recovery runs, for a caller that would wait for it
  *
  * Any of them may be NULL for the default MMIO access.  The seam where a
  * test's fake SMMU plugs in, as arm_smmu_impl is upstream.
@@ -46,6 +48,7 @@ struct smmuv3_cmdq_impl {
 	void (*delay)(struct smmuv3_cmdq *cmdq);
 	u64 (*now)(struct smmuv3_cmdq *cmdq);
 	bool (*contended)(struct smmuv3_cmdq *cmdq);
+	unsigned int (*cpu)(struct smmuv3_cmdq *cmdq);
 };
 
 /**
@@ -56,6 +59,8 @@ struct smmuv3_cmdq_impl {
  * @impl: register access, or NULL for MMIO
  * @timeout_us: a call's bound, in microseconds of @impl->now: how long it
  *	waits with CMDQ_CONS still
+ * @share_max: a caller may leave its CMD_SYNC to a CPU waiting for @lock
+ *	while fewer than this many commands wait for one (cmdq.c); 0 never
  * @force_sync_after: if nonzero, at most this many commands other than
  *	CMD_SYNC, all with one opcode, are written between two CMD_SYNCs (a
  *	CMD_SYNC is inserted): Arm MMU-700 erratum 2812531
@@ -85,7 +90,9 @@ struct smmuv3_cmdq_impl {
  *	or refused by the SMMU), and CMD_SYNCs that timed out; under
  *	@gerror_lock
  * @recovered: @nlost when the last recovery that completed began
- * @recovering: 1 while a CPU runs the recovery the others wait for
+ * @recovering: the CPU, + 1, that took the recovery the others wait for
+ *	(0: none); a hint of where it runs, as a preemptible caller may
+ *	move
  * @err_at: position + 1 of the last refused command acknowledged (0:
  *	none); under @gerror_lock
  * @taken: CMDQ_ERRs a waiter acknowledged whose interrupt the GERROR
@@ -98,6 +105,7 @@ struct smmuv3_cmdq {
 	const struct smmuv3_cmdq_impl *impl;
 	unsigned long timeout_us;
 	u32 force_sync_after;
+	u32 share_max;
 	raw_spinlock_t lock;		/* see above */
 	raw_spinlock_t gerror_lock;	/* GERRORN, @nlost */
 	u64 prod;
@@ -117,6 +125,8 @@ struct smmuv3_cmdq {
 };
 
 #define SMMUV3_CMDQ_TIMEOUT_US	1000000
+/* &smmuv3_cmdq.share_max unless sharing is turned off. */
+#define SMMUV3_CMDQ_SHARE_MAX	16
 
 int smmuv3_cmdq_init(struct smmuv3_cmdq *cmdq, struct device *dev,
 		     void __iomem *base, unsigned int shift);
