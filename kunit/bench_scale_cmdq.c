@@ -33,8 +33,10 @@
  * one per batch whatever the number of CPUs ("fp-scale-cmdq-syncs:"
  * lines): through a submit and a sync, as above, and through
  * smmuv3_cmdq_submit_sync() (the strict 4K unmap's path), in rounds of
- * their own.  Fewer than one means CPUs shared CMD_SYNCs: one caller's
- * commands written while another waited for the queue's lock.
+ * their own, 256 batches each, alternately with sharing on and off
+ * (share_max 0), with their times.  Fewer than one means CPUs shared
+ * CMD_SYNCs: one caller's commands written while another waited for the
+ * queue's lock.
  *
  * A benchmark, not a test: it prints "fp-scale-cmdq:" lines for
  * scripts/bench-scale.sh and asserts nothing about time; it does check
@@ -69,6 +71,7 @@
  * this suite too.
  */
 #define FPQ_SYNC_ROUNDS	4
+#define FPQ_SYNC_BATCHES	256
 #define FPQ_MAX_THREADS	4
 #define FPQ_SHIFT	10
 #define FPQ_ASID	0x200
@@ -115,15 +118,15 @@ static int fpq_worker_fn(void *data)
 	struct fpq_round *r = w->r;
 	struct smmuv3_device *smmu = r->side == FPQ_OWN ?
 				     &r->own[w->id]->smmu : &r->f->smmu;
+	unsigned int i, n = r->leaf ? FPQ_SYNC_BATCHES : FPQ_BATCHES;
 	u64 cmd[CMD_DWORDS], t0;
-	unsigned int i;
 
 	atomic_inc(&r->arrived);
 	while (atomic_read(&r->arrived) < r->threads)
 		cpu_relax();
 
 	t0 = ktime_get_ns();
-	for (i = 0; i < FPQ_BATCHES; i++) {
+	for (i = 0; i < n; i++) {
 		smmuv3_cmd_tlbi_nh_va(cmd, FPQ_ASID + w->id,
 				      FPQ_IOVA + (unsigned long)i * SZ_4K, true);
 		if (r->side == FPQ_PRIVATE) {
@@ -139,7 +142,7 @@ static int fpq_worker_fn(void *data)
 		if (smmuv3_cmdq_ops.sync(smmu))
 			atomic_inc(&r->failed);
 	}
-	r->ns[w->id] = div_u64(ktime_get_ns() - t0, FPQ_BATCHES);
+	r->ns[w->id] = div_u64(ktime_get_ns() - t0, n);
 
 	if (atomic_dec_and_test(&r->running))
 		complete(&r->done);
@@ -311,50 +314,75 @@ static u64 fpq_milli(u64 syncs, u64 batches)
 	return div64_u64(syncs * 1000, batches ?: 1);
 }
 
-/* With the fewest and the most per batch of any one round. */
+/*
+ * With the fewest and the most per batch of any one round, and each
+ * round's time per batch per thread (@ns, @rounds of them, or NULL).
+ */
 static void fpq_print_syncs(struct kunit *test, const char *path,
-			    unsigned int threads, u64 batches, u64 syncs,
-			    unsigned long fallbacks, u64 lo, u64 hi)
+			    bool share, unsigned int threads, u64 batches,
+			    u64 syncs, unsigned long fallbacks, u64 lo, u64 hi,
+			    const u64 *ns, unsigned int rounds)
 {
 	u64 milli = fpq_milli(syncs, batches);
+	char list[FPQ_SYNC_ROUNDS * 21 + 2] = "-";
+	unsigned int r, len = 0;
 
+	for (r = 0; ns && r < rounds; r++)
+		len += scnprintf(list + len, sizeof(list) - len, "%s%llu",
+				 r ? "," : "", ns[r]);
 	kunit_info(test,
-		   "fp-scale-cmdq-syncs: path=%s threads=%u cpus=%u unmaps=%llu syncs=%llu fallbacks=%lu per_unmap=%llu.%03llu round_min=%llu.%03llu round_max=%llu.%03llu upstream=1.000\n",
-		   path, threads, num_online_cpus(), batches, syncs,
-		   fallbacks, div_u64(milli, 1000), milli % 1000,
-		   div_u64(lo, 1000), lo % 1000, div_u64(hi, 1000), hi % 1000);
+		   "fp-scale-cmdq-syncs: path=%s share=%s threads=%u cpus=%u unmaps=%llu syncs=%llu fallbacks=%lu per_unmap=%llu.%03llu round_min=%llu.%03llu round_max=%llu.%03llu upstream=1.000 ns=%s\n",
+		   path, share ? "on" : "off", threads, num_online_cpus(),
+		   batches, syncs, fallbacks, div_u64(milli, 1000),
+		   milli % 1000, div_u64(lo, 1000), lo % 1000,
+		   div_u64(hi, 1000), hi % 1000, list);
 }
 
 /*
  * The strict 4K unmap's path, smmuv3_cmdq_submit_sync(), on a shared fake
- * of its own: CMD_SYNCs per batch at each thread count.
+ * of its own: CMD_SYNCs per batch at each thread count, with CMD_SYNCs
+ * handed to a CPU waiting for the lock and without (share_max 0), in
+ * alternating rounds, so that the host's noise falls on both.
  */
 static void fpq_count_leaf_syncs(struct kunit *test, struct fpt_v3_fake **own)
 {
 	struct fpt_v3_fake *g = fpq_fake_new(test);
-	unsigned long syncs, fallbacks, before;
-	unsigned int threads, r;
-	u64 lo, hi, m;
+	unsigned long syncs[2], fallbacks[2], before, fb;
+	u64 lo[2], hi[2], m, ns[2][FPQ_SYNC_ROUNDS];
+	unsigned int threads, r, on;
 
 	for (threads = 1; threads <= FPQ_MAX_THREADS; threads *= 2) {
 		if (threads > num_online_cpus())
 			break;
-		syncs = g->syncs;
-		fallbacks = g->smmu.cmdq.fallbacks;
-		lo = U64_MAX;
-		hi = 0;
-		for (r = 0; r < FPQ_SYNC_ROUNDS; r++) {
-			before = g->syncs;
-			fpq_run_round_on(test, g, own, FPQ_CMDQ, true, threads);
-			m = fpq_milli(g->syncs - before, threads * FPQ_BATCHES);
-			lo = min(lo, m);
-			hi = max(hi, m);
+		for (on = 0; on < 2; on++) {
+			syncs[on] = 0;
+			fallbacks[on] = 0;
+			lo[on] = U64_MAX;
+			hi[on] = 0;
 		}
-		fpq_print_syncs(test, "submit_sync", threads,
-				(u64)FPQ_SYNC_ROUNDS * threads * FPQ_BATCHES,
-				g->syncs - syncs,
-				g->smmu.cmdq.fallbacks - fallbacks, lo, hi);
+		for (r = 0; r < 2 * FPQ_SYNC_ROUNDS; r++) {
+			on = !(r & 1);
+			g->smmu.cmdq.share_max = on ? SMMUV3_CMDQ_SHARE_MAX : 0;
+			before = g->syncs;
+			fb = g->smmu.cmdq.fallbacks;
+			ns[on][r / 2] = fpq_run_round_on(test, g, own, FPQ_CMDQ,
+							 true, threads);
+			syncs[on] += g->syncs - before;
+			fallbacks[on] += g->smmu.cmdq.fallbacks - fb;
+			m = fpq_milli(g->syncs - before,
+				      threads * FPQ_SYNC_BATCHES);
+			lo[on] = min(lo[on], m);
+			hi[on] = max(hi[on], m);
+		}
+		for (on = 2; on--; )
+			fpq_print_syncs(test, "submit_sync", on, threads,
+					(u64)FPQ_SYNC_ROUNDS * threads *
+					FPQ_SYNC_BATCHES, syncs[on],
+					fallbacks[on],
+					lo[on], hi[on], ns[on],
+					FPQ_SYNC_ROUNDS);
 	}
+	g->smmu.cmdq.share_max = SMMUV3_CMDQ_SHARE_MAX;
 	fpq_fake_check(test, g);
 }
 
@@ -409,9 +437,9 @@ static void cmdq_scaling_reported(struct kunit *test)
 		for (s = 0; s < FPQ_SIDES; s++)
 			fpq_print(test, s, threads, ns[n][s],
 				  s == FPQ_CMDQ ? reads[n] : 0);
-		fpq_print_syncs(test, "submit+sync", threads,
+		fpq_print_syncs(test, "submit+sync", true, threads,
 				(u64)FPQ_ROUNDS * threads * FPQ_BATCHES,
-				syncs[n], falls[n], lo[n], hi[n]);
+				syncs[n], falls[n], lo[n], hi[n], NULL, 0);
 	}
 	fpq_count_leaf_syncs(test, own);
 	fpq_fake_check(test, f);

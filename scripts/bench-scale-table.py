@@ -327,15 +327,21 @@ def syncs_section(syncs):
           "CMD_SYNC per sync call on any number of CPUs: 1.000.  Fewer "
           "means CPUs shared one; a fallback is a caller that waited for a "
           "CMD_SYNC another CPU owed it and wrote its own.\n")
-    print("| path | CPUs | unmaps | CMD_SYNCs | per unmap | rounds: "
-          "fewest, most | fallbacks | upstream |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| path | sharing | CPUs | unmaps | CMD_SYNCs | per unmap | "
+          "rounds: fewest, most | fallbacks | upstream | ns per unmap, "
+          "per round |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for kv in syncs:
-        print(f"| {kv['path']} | {kv['threads']} | {kv['unmaps']} | "
+        ns = kv.get("ns", "-").replace(",", ", ")
+        print(f"| {kv['path']} | {kv.get('share', 'on')} | "
+              f"{kv['threads']} | {kv['unmaps']} | "
               f"{kv['syncs']} | {kv['per_unmap']} | "
               f"{kv.get('round_min', '?')}, {kv.get('round_max', '?')} | "
-              f"{kv['fallbacks']} | {kv['upstream']} |")
+              f"{kv['fallbacks']} | {kv['upstream']} | {ns} |")
     print()
+    print("Times under TCG move with the host's load and with how the host "
+          "schedules QEMU's vCPU threads (4 on 2 cores in CI): compare "
+          "sharing on and off only within one run, round by round.\n")
 
 
 def cell(ns):
