@@ -642,15 +642,14 @@ static noinline int cmdq_await_sync(struct smmuv3_cmdq *cmdq, u64 owe,
 			*pos = at - 1;
 			return 0;
 		}
-		if (i < SMMUV3_CMDQ_SPIN) {
-			cpu_relax();
-		} else if (i < SMMUV3_CMDQ_SPIN + SMMUV3_CMDQ_SHARE_STEPS) {
-			cmdq_delay(cmdq);
-		} else if (raw_spin_trylock_irqsave(&cmdq->lock, flags)) {
+		if (i >= SMMUV3_CMDQ_SPIN + SMMUV3_CMDQ_SHARE_STEPS &&
+		    raw_spin_trylock_irqsave(&cmdq->lock, flags))
 			break;
-		} else {
+		if (i >= SMMUV3_CMDQ_SPIN && i < SMMUV3_CMDQ_SPIN +
+		    SMMUV3_CMDQ_SHARE_STEPS)
+			cmdq_delay(cmdq);
+		else
 			cpu_relax();
-		}
 	}
 	smmuv3_cmd_sync(sync);
 	if (cmdq->sync_pos > owe) {
