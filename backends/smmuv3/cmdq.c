@@ -704,11 +704,13 @@ static __always_inline int cmdq_issue_sync(struct smmuv3_cmdq *cmdq,
 		if (dropped)
 			*b = (struct smmuv3_cmdq_budget){};
 		ret = cmdq_put(cmdq, sync, &flags, b, &pos);
-		if (ret && !dropped++)
-			first = sync[0];
-		/* A CMD_SYNC after every command owed one, published here. */
-		if (!ret && cmdq->owe_pos < cmdq->sync_pos)
+		if (unlikely(ret)) {
+			if (!dropped++)
+				first = sync[0];
+		} else {
+			/* It follows every command owed one: published below. */
 			cmdq->owe_pos = 0;
+		}
 	}
 	/*
 	 * A sharer too: the SMMU performs our commands while the CMD_SYNC is
