@@ -28,6 +28,16 @@
  * its own (five with four producers on QEMU's four) and would cap the
  * queue at its own pace, whatever the queue does.
  *
+ * And it counts what the SMMU consumed: CMD_SYNCs per batch on the shared
+ * fake, exact, at 1, 2 and 4 threads, where upstream arm-smmu-v3 writes
+ * one per batch whatever the number of CPUs ("fp-scale-cmdq-syncs:"
+ * lines): through a submit and a sync, as above, and through
+ * smmuv3_cmdq_submit_sync() (the strict 4K unmap's path), in rounds of
+ * their own, 256 batches each, alternately with sharing on and off
+ * (share_max 0), with their times.  Fewer than one means CPUs shared
+ * CMD_SYNCs: one caller's commands written while another waited for the
+ * queue's lock.
+ *
  * A benchmark, not a test: it prints "fp-scale-cmdq:" lines for
  * scripts/bench-scale.sh and asserts nothing about time; it does check
  * that every sync completed and nothing was lost.  Under UML (one CPU)
@@ -55,6 +65,13 @@
  */
 #define FPQ_BATCHES	1024
 #define FPQ_ROUNDS	31
+/*
+ * Rounds of the CMD_SYNC count through smmuv3_cmdq_submit_sync(): counts
+ * need no 31 rounds, and the arm64 test kernel (KASAN, under TCG) runs
+ * this suite too.
+ */
+#define FPQ_SYNC_ROUNDS	4
+#define FPQ_SYNC_BATCHES	256
 #define FPQ_MAX_THREADS	4
 #define FPQ_SHIFT	10
 #define FPQ_ASID	0x200
@@ -73,6 +90,7 @@ struct fpq_round {
 	struct fpt_v3_fake *f;		/* FPQ_CMDQ, FPQ_INSTANT: shared */
 	struct fpt_v3_fake **own;	/* FPQ_OWN: one fake per thread */
 	enum fpq_side side;
+	bool leaf;			/* smmuv3_cmdq_submit_sync() */
 	unsigned int threads;
 	atomic_t arrived;
 	atomic_t running;
@@ -100,26 +118,31 @@ static int fpq_worker_fn(void *data)
 	struct fpq_round *r = w->r;
 	struct smmuv3_device *smmu = r->side == FPQ_OWN ?
 				     &r->own[w->id]->smmu : &r->f->smmu;
+	unsigned int i, n = r->leaf ? FPQ_SYNC_BATCHES : FPQ_BATCHES;
 	u64 cmd[CMD_DWORDS], t0;
-	unsigned int i;
 
 	atomic_inc(&r->arrived);
 	while (atomic_read(&r->arrived) < r->threads)
 		cpu_relax();
 
 	t0 = ktime_get_ns();
-	for (i = 0; i < FPQ_BATCHES; i++) {
+	for (i = 0; i < n; i++) {
 		smmuv3_cmd_tlbi_nh_va(cmd, FPQ_ASID + w->id,
 				      FPQ_IOVA + (unsigned long)i * SZ_4K, true);
 		if (r->side == FPQ_PRIVATE) {
 			fpq_private_submit(cmd);
 			continue;
 		}
+		if (r->leaf) {
+			if (smmuv3_cmdq_ops.submit_sync(smmu, cmd, 1))
+				atomic_inc(&r->failed);
+			continue;
+		}
 		smmuv3_cmdq_ops.submit(smmu, cmd, 1);
 		if (smmuv3_cmdq_ops.sync(smmu))
 			atomic_inc(&r->failed);
 	}
-	r->ns[w->id] = div_u64(ktime_get_ns() - t0, FPQ_BATCHES);
+	r->ns[w->id] = div_u64(ktime_get_ns() - t0, n);
 
 	if (atomic_dec_and_test(&r->running))
 		complete(&r->done);
@@ -127,9 +150,9 @@ static int fpq_worker_fn(void *data)
 }
 
 /* One round: @threads threads, on CPUs of their own; ns per batch. */
-static u64 fpq_run_round(struct kunit *test, struct fpt_v3_fake *f,
-			 struct fpt_v3_fake **own, enum fpq_side side,
-			 unsigned int threads)
+static u64 fpq_run_round_on(struct kunit *test, struct fpt_v3_fake *f,
+			    struct fpt_v3_fake **own, enum fpq_side side,
+			    bool leaf, unsigned int threads)
 {
 	struct fpq_worker w[FPQ_MAX_THREADS];
 	void *args[FPQ_MAX_THREADS];
@@ -141,6 +164,7 @@ static u64 fpq_run_round(struct kunit *test, struct fpt_v3_fake *f,
 	r->f = f;
 	r->own = own;
 	r->side = side;
+	r->leaf = leaf;
 	r->threads = threads;
 	atomic_set(&r->running, threads);
 	init_completion(&r->done);
@@ -156,6 +180,13 @@ static u64 fpq_run_round(struct kunit *test, struct fpt_v3_fake *f,
 		ns += r->ns[i];
 	kunit_kfree(test, r);
 	return div_u64(ns, threads);
+}
+
+static u64 fpq_run_round(struct kunit *test, struct fpt_v3_fake *f,
+			 struct fpt_v3_fake **own, enum fpq_side side,
+			 unsigned int threads)
+{
+	return fpq_run_round_on(test, f, own, side, false, threads);
 }
 
 /*
@@ -277,11 +308,91 @@ static void fpq_print(struct kunit *test, enum fpq_side side,
 	kunit_kfree(test, buf);
 }
 
+/* CMD_SYNCs the SMMU consumed per batch, in thousandths. */
+static u64 fpq_milli(u64 syncs, u64 batches)
+{
+	return div64_u64(syncs * 1000, batches ?: 1);
+}
+
+/*
+ * With the fewest and the most per batch of any one round, and each
+ * round's time per batch per thread (@ns, @rounds of them, or NULL).
+ */
+static void fpq_print_syncs(struct kunit *test, const char *path,
+			    bool share, unsigned int threads, u64 batches,
+			    u64 syncs, unsigned long fallbacks, u64 lo, u64 hi,
+			    const u64 *ns, unsigned int rounds)
+{
+	u64 milli = fpq_milli(syncs, batches);
+	char list[FPQ_SYNC_ROUNDS * 21 + 2] = "-";
+	unsigned int r, len = 0;
+
+	for (r = 0; ns && r < rounds; r++)
+		len += scnprintf(list + len, sizeof(list) - len, "%s%llu",
+				 r ? "," : "", ns[r]);
+	kunit_info(test,
+		   "fp-scale-cmdq-syncs: path=%s share=%s threads=%u cpus=%u unmaps=%llu syncs=%llu fallbacks=%lu per_unmap=%llu.%03llu round_min=%llu.%03llu round_max=%llu.%03llu upstream=1.000 ns=%s\n",
+		   path, share ? "on" : "off", threads, num_online_cpus(),
+		   batches, syncs, fallbacks, div_u64(milli, 1000),
+		   milli % 1000, div_u64(lo, 1000), lo % 1000,
+		   div_u64(hi, 1000), hi % 1000, list);
+}
+
+/*
+ * The strict 4K unmap's path, smmuv3_cmdq_submit_sync(), on a shared fake
+ * of its own: CMD_SYNCs per batch at each thread count, with CMD_SYNCs
+ * handed to a CPU waiting for the lock and without (share_max 0), in
+ * alternating rounds, so that the host's noise falls on both.
+ */
+static void fpq_count_leaf_syncs(struct kunit *test, struct fpt_v3_fake **own)
+{
+	struct fpt_v3_fake *g = fpq_fake_new(test);
+	unsigned long syncs[2], fallbacks[2], before, fb;
+	u64 lo[2], hi[2], m, ns[2][FPQ_SYNC_ROUNDS];
+	unsigned int threads, r, on;
+
+	for (threads = 1; threads <= FPQ_MAX_THREADS; threads *= 2) {
+		if (threads > num_online_cpus())
+			break;
+		for (on = 0; on < 2; on++) {
+			syncs[on] = 0;
+			fallbacks[on] = 0;
+			lo[on] = U64_MAX;
+			hi[on] = 0;
+		}
+		for (r = 0; r < 2 * FPQ_SYNC_ROUNDS; r++) {
+			on = !(r & 1);
+			g->smmu.cmdq.share_max = on ? SMMUV3_CMDQ_SHARE_MAX : 0;
+			before = g->syncs;
+			fb = g->smmu.cmdq.fallbacks;
+			ns[on][r / 2] = fpq_run_round_on(test, g, own, FPQ_CMDQ,
+							 true, threads);
+			syncs[on] += g->syncs - before;
+			fallbacks[on] += g->smmu.cmdq.fallbacks - fb;
+			m = fpq_milli(g->syncs - before,
+				      threads * FPQ_SYNC_BATCHES);
+			lo[on] = min(lo[on], m);
+			hi[on] = max(hi[on], m);
+		}
+		for (on = 2; on--; )
+			fpq_print_syncs(test, "submit_sync", on, threads,
+					(u64)FPQ_SYNC_ROUNDS * threads *
+					FPQ_SYNC_BATCHES, syncs[on],
+					fallbacks[on],
+					lo[on], hi[on], ns[on],
+					FPQ_SYNC_ROUNDS);
+	}
+	g->smmu.cmdq.share_max = SMMUV3_CMDQ_SHARE_MAX;
+	fpq_fake_check(test, g);
+}
+
 static void cmdq_scaling_reported(struct kunit *test)
 {
 	struct fpt_v3_fake *f, *inst, *own[FPQ_MAX_THREADS];
 	u64 (*ns)[FPQ_SIDES][FPQ_ROUNDS];
-	unsigned long reads[3] = {}, before;
+	unsigned long reads[3] = {}, syncs[3] = {}, falls[3] = {}, before;
+	unsigned long sbefore, fbefore;
+	u64 lo[3] = { U64_MAX, U64_MAX, U64_MAX }, hi[3] = {}, m;
 	unsigned int n, threads, r, s, i;
 
 	ns = kunit_kcalloc(test, 3, sizeof(*ns), GFP_KERNEL);
@@ -299,9 +410,16 @@ static void cmdq_scaling_reported(struct kunit *test)
 			if (threads > num_online_cpus())
 				break;
 			before = f->reads;
+			sbefore = f->syncs;
+			fbefore = f->smmu.cmdq.fallbacks;
 			ns[n][FPQ_CMDQ][r] = fpq_run_round(test, f, own,
 							   FPQ_CMDQ, threads);
 			reads[n] += f->reads - before;
+			syncs[n] += f->syncs - sbefore;
+			m = fpq_milli(f->syncs - sbefore, threads * FPQ_BATCHES);
+			lo[n] = min(lo[n], m);
+			hi[n] = max(hi[n], m);
+			falls[n] += f->smmu.cmdq.fallbacks - fbefore;
 			ns[n][FPQ_PRIVATE][r] = fpq_run_round(test, f, own,
 							      FPQ_PRIVATE,
 							      threads);
@@ -319,7 +437,11 @@ static void cmdq_scaling_reported(struct kunit *test)
 		for (s = 0; s < FPQ_SIDES; s++)
 			fpq_print(test, s, threads, ns[n][s],
 				  s == FPQ_CMDQ ? reads[n] : 0);
+		fpq_print_syncs(test, "submit+sync", true, threads,
+				(u64)FPQ_ROUNDS * threads * FPQ_BATCHES,
+				syncs[n], falls[n], lo[n], hi[n], NULL, 0);
 	}
+	fpq_count_leaf_syncs(test, own);
 	fpq_fake_check(test, f);
 	for (i = 0; i < FPQ_MAX_THREADS; i++)
 		fpq_fake_check(test, own[i]);

@@ -211,10 +211,16 @@ static void smmuv3_full_wedged_queue_overwrites_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->tlbi, n + 1);
 	KUNIT_EXPECT_EQ(test, cmdq->recovered, cmdq->nlost);
 
-	/* And from then on, plain syncs again. */
+	/*
+	 * And from then on, plain syncs again: a command and its CMD_SYNC
+	 * (a sync alone would write none, the last command written being a
+	 * CMD_SYNC).
+	 */
 	prod = cmdq->prod;
+	fpt_va_cmd(f, FPT_IOVA);
 	KUNIT_EXPECT_EQ(test, smmuv3_cmdq_ops.sync(&f->smmu), 0);
-	KUNIT_EXPECT_EQ(test, cmdq->prod, prod + 1);
+	KUNIT_EXPECT_EQ(test, cmdq->prod, prod + 2);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, cmdq->nlost);
 }
 
 static void fpt_faults_exit(struct kunit_suite *suite)

@@ -18,6 +18,7 @@
 #define FPT_PARAM	"/sys/module/flushpol/parameters/default_policy"
 #define FPT_THR_PARAM	"/sys/module/flushpol/parameters/default_threshold"
 #define FPT_RIL_PARAM	"/sys/module/flushpol_smmuv3/parameters/force_no_ril"
+#define FPT_SHARE_PARAM	"/sys/module/flushpol_smmuv3/parameters/cmdq_share"
 #define FPT_LAT_PARAM	"/sys/module/flushpol/parameters/latency_stats"
 #define FPT_ADA_REFCNT	"/sys/module/flushpol_adaptive/refcnt"
 
@@ -721,6 +722,7 @@ static void junk_load_options_ignored(struct kunit *test)
 		"flushpol.default_threshold=12abc",
 		"flushpol_smmuv3.force_no_ril=maybe",
 		"flushpol.latency_stats=maybe",
+		"flushpol_smmuv3.cmdq_share=maybe",
 	};
 	char *cmdline = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	char buf[32];
@@ -736,6 +738,8 @@ static void junk_load_options_ignored(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, buf, "0\n");
 	fpt_read_file(FPT_RIL_PARAM, buf, sizeof(buf));
 	KUNIT_EXPECT_STREQ(test, buf, "N\n");
+	fpt_read_file(FPT_SHARE_PARAM, buf, sizeof(buf));
+	KUNIT_EXPECT_STREQ(test, buf, "Y\n");
 	fpt_read_file(FPT_PARAM, buf, sizeof(buf));
 	KUNIT_EXPECT_STREQ(test, buf, "auto\n");
 	/* Junk is off: the histograms are not kept. */

@@ -50,7 +50,8 @@ static int fpt_cmdq_sync(struct fpt_v3_fake *f)
  * A refused TLBI is replaced and acknowledged, and the sync that covers it
  * invalidates everything and syncs again before it returns: its caller
  * frees what the TLBI was for, so it must not wait for the next sync.
- * The sync after that is a plain one.
+ * A sync after that writes nothing: the last command written is the
+ * recovery's CMD_SYNC, which completed everything before it.
  */
 static void refused_tlbi_recovered_by_covering_sync(struct kunit *test)
 {
@@ -71,7 +72,7 @@ static void refused_tlbi_recovered_by_covering_sync(struct kunit *test)
 
 	prod = f->smmu.cmdq.prod;
 	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
-	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.prod, prod + 1);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.prod, prod);
 	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
 }
@@ -1731,6 +1732,620 @@ static void dropped_tail_counted_per_command(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->tlbi, BIT(cmdq->q.shift) + 1);
 }
 
+/*
+ * A second CPU at an exact point.  The queue's register seam is wrapped:
+ * "another CPU waits for the lock" is answered yes @contended times, and
+ * at the first back-off step after that @second runs, on this thread:
+ * what that CPU does once it has the lock.  @each runs at every back-off
+ * step after that, but not at the steps of a queue call it makes itself:
+ * other CPUs' work while the caller waits.  With @sleep, every back-off
+ * step sleeps, so that threads waiting in the queue take turns on one CPU
+ * (the callers are kthreads holding no lock there).
+ */
+struct fpt_share {
+	struct fpt_v3_fake *f;
+	const struct smmuv3_cmdq_impl *inner;
+	unsigned int contended;
+	void (*second)(struct fpt_share *s);
+	void (*each)(struct fpt_share *s);
+	unsigned int steps;	/* @each's calls left (it stops at 0) */
+	bool ran, sleep, in_each;
+	struct task_struct *cpus[4];	/* each a CPU of its own, else CPU 0 */
+	int ret2;
+	unsigned long syncs2;	/* CMD_SYNCs consumed when @second's call returned */
+};
+
+static struct fpt_share *fpt_share_cur;
+
+static u32 fpt_share_read(struct smmuv3_cmdq *cmdq, unsigned int off)
+{
+	return fpt_share_cur->inner->read_reg(cmdq, off);
+}
+
+static void fpt_share_write(struct smmuv3_cmdq *cmdq, unsigned int off,
+			    u32 val)
+{
+	fpt_share_cur->inner->write_reg(cmdq, off, val);
+}
+
+static u64 fpt_share_now(struct smmuv3_cmdq *cmdq)
+{
+	return fpt_share_cur->inner->now(cmdq);
+}
+
+static void fpt_share_delay(struct smmuv3_cmdq *cmdq)
+{
+	struct fpt_share *s = fpt_share_cur;
+
+	s->inner->delay(cmdq);
+	if (s->sleep)
+		usleep_range(1000, 2000);
+	if (s->second && !s->ran) {
+		s->ran = true;
+		s->second(s);
+	} else if (s->each && s->steps && !s->in_each) {
+		s->steps--;
+		s->in_each = true;
+		s->each(s);
+		s->in_each = false;
+	}
+}
+
+static bool fpt_share_contended(struct smmuv3_cmdq *cmdq)
+{
+	struct fpt_share *s = fpt_share_cur;
+
+	if (!s->contended)
+		return false;
+	s->contended--;
+	return true;
+}
+
+/*
+ * Threads that take turns on one CPU (UML has one) as if each ran on a
+ * CPU of its own: what a caller is told of where it runs.
+ */
+static unsigned int fpt_share_cpu(struct smmuv3_cmdq *cmdq)
+{
+	struct fpt_share *s = fpt_share_cur;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(s->cpus); i++)
+		if (s->cpus[i] == current)
+			return i + 1;
+	return 0;
+}
+
+static const struct smmuv3_cmdq_impl fpt_share_impl = {
+	.read_reg	= fpt_share_read,
+	.write_reg	= fpt_share_write,
+	.delay		= fpt_share_delay,
+	.now		= fpt_share_now,
+	.contended	= fpt_share_contended,
+	.cpu		= fpt_share_cpu,
+};
+
+static struct fpt_share *fpt_share_on(struct kunit *test,
+				      struct fpt_v3_fake *f)
+{
+	struct fpt_share *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->f = f;
+	s->inner = f->smmu.cmdq.impl;
+	fpt_share_cur = s;
+	f->smmu.cmdq.impl = &fpt_share_impl;
+	return s;
+}
+
+static int fpt_share_leaf(struct fpt_v3_fake *f, unsigned long iova)
+{
+	u64 cmd[CMD_DWORDS];
+
+	smmuv3_cmd_tlbi_nh_va(cmd, 1, iova, true);
+	return smmuv3_cmdq_ops.submit_sync(&f->smmu, cmd, 1);
+}
+
+/* The second CPU's strict 4K unmap: its TLBI and CMD_SYNC, waited for. */
+static void fpt_second_leaf(struct fpt_share *s)
+{
+	s->ret2 = fpt_share_leaf(s->f, FPT_IOVA + SZ_4K);
+	s->syncs2 = s->f->syncs;
+}
+
+static bool fpt_ops_are(struct fpt_v3_fake *f, u64 from, const u8 *want,
+			unsigned int n)
+{
+	unsigned int i;
+
+	if (f->smmu.cmdq.prod - from != n)
+		return false;
+	for (i = 0; i < n; i++)
+		if ((fpt_v3_fake_slot(f, from + i) & 0xff) != want[i])
+			return false;
+	return true;
+}
+
+/*
+ * Two CPUs unmap 4K each.  The first writes its TLBI while the second
+ * waits for the lock: it leaves the CMD_SYNC to the second, whose
+ * CMD_SYNC after both TLBIs completes both.  One CMD_SYNC in all, and
+ * each caller answers 0 only once it completed.
+ */
+static void fpt_two_share(struct kunit *test, unsigned int per_poll)
+{
+	static const u8 want[] = {
+		CMD_OP_TLBI_NH_VA, CMD_OP_TLBI_NH_VA, CMD_OP_SYNC,
+	};
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, per_poll);
+	struct fpt_share *s = fpt_share_on(test, f);
+
+	s->contended = 1;
+	s->second = fpt_second_leaf;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_TRUE(test, s->ran);
+	KUNIT_EXPECT_EQ(test, s->ret2, 0);
+	KUNIT_EXPECT_EQ(test, s->syncs2, 1);
+	KUNIT_EXPECT_EQ(test, f->syncs, 1);
+	KUNIT_EXPECT_EQ(test, f->tlbi, 2);
+	KUNIT_EXPECT_TRUE(test, fpt_ops_are(f, 0, want, ARRAY_SIZE(want)));
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.fallbacks, 0);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.nlost, 0);
+}
+
+/* An SMMU that reads all at once, and one that stops between commands. */
+static void two_callers_share_one_cmd_sync(struct kunit *test)
+{
+	fpt_two_share(test, 64);
+	fpt_two_share(test, 1);
+}
+
+/*
+ * The second CPU only submits (no sync of its own): it still writes the
+ * CMD_SYNC it inherited, and returns without waiting; the SMMU then
+ * pauses.  The first caller must wait for that CMD_SYNC to complete, not
+ * only to be written.
+ */
+static void fpt_second_submit_then_stall(struct fpt_share *s)
+{
+	u64 cmd[CMD_DWORDS];
+
+	smmuv3_cmd_tlbi_nh_va(cmd, 1, FPT_IOVA + SZ_4K, true);
+	smmuv3_cmdq_ops.submit(&s->f->smmu, cmd, 1);
+	fpt_v3_fake_stall(s->f, 20);
+}
+
+static void fpt_sharer_waits(struct kunit *test, unsigned int per_poll)
+{
+	static const u8 want[] = {
+		CMD_OP_TLBI_NH_VA, CMD_OP_TLBI_NH_VA, CMD_OP_SYNC,
+	};
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, per_poll);
+	struct fpt_share *s = fpt_share_on(test, f);
+
+	s->contended = 1;
+	s->second = fpt_second_submit_then_stall;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_TRUE(test, s->ran);
+	/* Consumed, so completed, before the caller was answered. */
+	KUNIT_EXPECT_EQ(test, f->syncs, 1);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, 3);
+	KUNIT_EXPECT_TRUE(test, fpt_ops_are(f, 0, want, ARRAY_SIZE(want)));
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.fallbacks, 0);
+}
+
+static void sharer_waits_for_shared_sync_to_complete(struct kunit *test)
+{
+	fpt_sharer_waits(test, 64);
+	fpt_sharer_waits(test, 1);
+}
+
+/*
+ * No other CPU waits for the lock: a caller writes its own CMD_SYNC in the
+ * same hold as its TLBI and waits for nothing else (the fake answers at
+ * once: no back-off step).  Left to a CPU that is not there, it would wait
+ * for a CMD_SYNC nobody writes.  A sync alone after a CMD_SYNC already in
+ * the queue writes none: the one there completes everything before it.
+ */
+static void lone_caller_writes_its_own_sync(struct kunit *test)
+{
+	static const u8 want[] = {
+		CMD_OP_TLBI_NH_VA, CMD_OP_SYNC, CMD_OP_TLBI_NH_VA, CMD_OP_SYNC,
+	};
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	fpt_share_on(test, f);
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	fpt_cmdq_tlbi(f, 1);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_TRUE(test, fpt_ops_are(f, 0, want, ARRAY_SIZE(want)));
+	KUNIT_EXPECT_EQ(test, f->syncs, 2);
+	KUNIT_EXPECT_EQ(test, f->delays, 0);
+	KUNIT_EXPECT_EQ(test, cmdq->fallbacks, 0);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
+/*
+ * The CMD_SYNC two callers share times out for the second (the SMMU
+ * wedged while it waited), and the SMMU then moves again.  The second
+ * answers -ETIMEDOUT, counted; the first sees the CMD_SYNC complete, but
+ * a loss is counted: it answers 0 only after a recovery, in order, after
+ * the shared CMD_SYNC.
+ */
+static void fpt_second_times_out(struct fpt_share *s)
+{
+	fpt_v3_fake_set(s->f, 0);
+	fpt_second_leaf(s);
+	fpt_v3_fake_set(s->f, 64);
+}
+
+static void shared_sync_timeout_is_a_loss_for_each(struct kunit *test)
+{
+	static const u8 want[] = {
+		CMD_OP_TLBI_NH_VA, CMD_OP_TLBI_NH_VA, CMD_OP_SYNC,
+		CMD_OP_CFGI_ALL, CMD_OP_SYNC, CMD_OP_TLBI_NSNH_ALL,
+		CMD_OP_SYNC,
+	};
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	s->contended = 1;
+	s->second = fpt_second_times_out;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_TRUE(test, s->ran);
+	KUNIT_EXPECT_EQ(test, s->ret2, -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 1);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, 1);
+	KUNIT_EXPECT_TRUE(test, fpt_ops_are(f, 0, want, ARRAY_SIZE(want)));
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+
+	/*
+	 * Wedged for both: each counts the loss and answers -ETIMEDOUT;
+	 * the next sync recovers once.
+	 */
+	s->contended = 1;
+	s->ran = false;
+	s->second = fpt_second_leaf;
+	fpt_v3_fake_set(f, 0);
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, s->ret2, -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 3);
+	fpt_v3_fake_set(f, 64);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, fpt_count_op(f, CMD_OP_CFGI_ALL), 2);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, 3);
+}
+
+/*
+ * MMU-700 (erratum 2812531) with sharing: the first CPU leaves its
+ * CMD_SYNC to the second, whose command is a CFGI_STE: the window of the
+ * first's TLBI still ends with a CMD_SYNC before it, one kind per window.
+ */
+static void fpt_second_cfgi(struct fpt_share *s)
+{
+	u64 cmd[CMD_DWORDS];
+
+	smmuv3_cmd_cfgi_ste(cmd, 1);
+	s->ret2 = smmuv3_cmdq_ops.submit_sync(&s->f->smmu, cmd, 1);
+}
+
+static void erratum_2812531_windows_kept_when_sharing(struct kunit *test)
+{
+	static const u8 want[] = {
+		CMD_OP_TLBI_NH_VA, CMD_OP_SYNC, CMD_OP_CFGI_STE, CMD_OP_SYNC,
+	};
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+
+	f->mmu700 = true;
+	f->smmu.cmdq.force_sync_after = 63;
+	s->contended = 1;
+	s->second = fpt_second_cfgi;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_TRUE(test, s->ran);
+	KUNIT_EXPECT_EQ(test, s->ret2, 0);
+	KUNIT_EXPECT_EQ(test, f->mixed, 0);
+	KUNIT_EXPECT_TRUE(test, fpt_ops_are(f, 0, want, ARRAY_SIZE(want)));
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.fallbacks, 0);
+}
+
+/* The SMMU pauses once it has consumed a CFGI_ALL: a recovery is slow. */
+static void fpt_stall_at_cfgi_all(struct fpt_v3_fake *f, u64 pos,
+				  const u64 *cmd, bool refused)
+{
+	if ((cmd[0] & 0xff) == CMD_OP_CFGI_ALL && !refused)
+		f->stall_until = f->delays + 20;
+}
+
+static const struct fpt_v3_hooks fpt_stall_at_cfgi_all_hooks = {
+	.consume = fpt_stall_at_cfgi_all,
+};
+
+#define FPT_FLIGHT_THREADS	3
+
+struct fpt_flight {
+	struct fpt_v3_fake *f;
+	unsigned int id;
+	struct completion done;
+	int ret;
+};
+
+static int fpt_flight_fn(void *data)
+{
+	struct fpt_flight *t = data;
+
+	t->ret = fpt_share_leaf(t->f, FPT_IOVA + t->id * SZ_4K);
+	complete(&t->done);
+	return 0;
+}
+
+/*
+ * Three losses, then three callers whose syncs complete together, while
+ * the recovery is slow (the SMMU pauses at its CFGI_ALL; each back-off
+ * step sleeps, so the others run meanwhile).  One recovers; the others
+ * wait for it, and it covers them: one CFGI_ALL and one TLBI_NSNH_ALL in
+ * all, and each answers 0.
+ */
+static void losses_recovered_once_for_all_waiters(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	struct fpt_flight *t = kunit_kcalloc(test, FPT_FLIGHT_THREADS,
+					     sizeof(*t), GFP_KERNEL);
+	struct task_struct *task;
+	unsigned int i, waited;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	s->sleep = true;
+	cmdq->timeout_us = 100000;
+	WRITE_ONCE(cmdq->nlost, 3);
+	fpt_v3_fake_set(f, 0);
+	for (i = 0; i < FPT_FLIGHT_THREADS; i++) {
+		t[i] = (struct fpt_flight){ .f = f, .id = i };
+		init_completion(&t[i].done);
+		task = kthread_create(fpt_flight_fn, &t[i], "fp-flight-%u", i);
+		if (IS_ERR(task)) {
+			t[i].ret = PTR_ERR(task);
+			complete(&t[i].done);
+			continue;
+		}
+		/* Each as if on a CPU of its own: they wait for each other. */
+		s->cpus[i] = task;
+		wake_up_process(task);
+	}
+	/* Every caller's TLBI and CMD_SYNC written before the SMMU moves. */
+	for (waited = 0; READ_ONCE(cmdq->prod) < 2 * FPT_FLIGHT_THREADS &&
+	     waited < 5000; waited++)
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(cmdq->prod), 2 * FPT_FLIGHT_THREADS);
+	f->hooks = &fpt_stall_at_cfgi_all_hooks;
+	fpt_v3_fake_set(f, 64);
+	for (i = 0; i < FPT_FLIGHT_THREADS; i++) {
+		wait_for_completion(&t[i].done);
+		KUNIT_EXPECT_EQ(test, t[i].ret, 0);
+	}
+	KUNIT_EXPECT_EQ(test, fpt_count_op(f, CMD_OP_CFGI_ALL), 1);
+	KUNIT_EXPECT_EQ(test, fpt_count_op(f, CMD_OP_TLBI_NSNH_ALL), 1);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, 3);
+	KUNIT_EXPECT_EQ(test, cmdq->recovering, 0);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
+/*
+ * The CPU that was to write the CMD_SYNC a caller left to it never takes
+ * the lock (it gave up waiting, or was interrupted for long): after its
+ * brief wait the caller writes its own, counted as a fallback, and
+ * answers 0 once that one completed.
+ */
+static void owed_sync_written_by_caller_when_nobody_comes(struct kunit *test)
+{
+	static const u8 want[] = { CMD_OP_TLBI_NH_VA, CMD_OP_SYNC };
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	s->contended = 1;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_EQ(test, cmdq->fallbacks, 1);
+	KUNIT_EXPECT_EQ(test, f->syncs, 1);
+	KUNIT_EXPECT_TRUE(test, fpt_ops_are(f, 0, want, ARRAY_SIZE(want)));
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 0);
+}
+
+/*
+ * A chain: the first caller leaves its CMD_SYNC to a second CPU, which
+ * submits 20 commands while a third waits for the lock, and that third
+ * never comes.  Past SMMUV3_CMDQ_SHARE_MAX commands the second writes the
+ * CMD_SYNC itself rather than hand the duty on: the first shares it, and
+ * nobody falls back.
+ */
+#define FPT_CHAIN_CMDS	20
+
+static void fpt_second_submits_many(struct fpt_share *s)
+{
+	u64 cmds[FPT_CHAIN_CMDS * CMD_DWORDS];
+	unsigned int i;
+
+	for (i = 0; i < FPT_CHAIN_CMDS; i++)
+		smmuv3_cmd_tlbi_nh_va(&cmds[i * CMD_DWORDS], 1,
+				      FPT_IOVA + (i + 1) * SZ_4K, true);
+	smmuv3_cmdq_ops.submit(&s->f->smmu, cmds, FPT_CHAIN_CMDS);
+}
+
+static void shared_window_capped_when_duty_is_handed_on(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	s->contended = 2;
+	s->second = fpt_second_submits_many;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_TRUE(test, s->ran);
+	KUNIT_EXPECT_EQ(test, cmdq->fallbacks, 0);
+	KUNIT_EXPECT_EQ(test, f->syncs, 1);
+	KUNIT_EXPECT_EQ(test, fpt_count_op(f, CMD_OP_TLBI_NH_VA),
+			FPT_CHAIN_CMDS + 1);
+	KUNIT_EXPECT_EQ(test, cmdq->prod, FPT_CHAIN_CMDS + 2);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
+/*
+ * The SMMU refuses the first caller's TLBI, in a window whose CMD_SYNC a
+ * second CPU wrote and did not wait for (it only submitted).  The first
+ * caller skips the refusal as it waits: the shared CMD_SYNC completes, but
+ * with a loss, so it invalidates everything, in order, before it answers.
+ */
+static void fpt_second_submit(struct fpt_share *s)
+{
+	u64 cmd[CMD_DWORDS];
+
+	smmuv3_cmd_tlbi_nh_va(cmd, 1, FPT_IOVA + SZ_4K, true);
+	smmuv3_cmdq_ops.submit(&s->f->smmu, cmd, 1);
+}
+
+static void refused_tlbi_under_shared_sync_recovered(struct kunit *test)
+{
+	static const u8 want[] = {
+		CMD_OP_SYNC, CMD_OP_TLBI_NH_VA, CMD_OP_SYNC,
+		CMD_OP_CFGI_ALL, CMD_OP_SYNC, CMD_OP_TLBI_NSNH_ALL,
+		CMD_OP_SYNC,
+	};
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	fpt_v3_fake_refuse_tlbi(f, 1);
+	s->contended = 1;
+	s->second = fpt_second_submit;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_TRUE(test, s->ran);
+	KUNIT_EXPECT_EQ(test, f->refused, 1);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 1);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, 1);
+	/* The refused TLBI's slot holds the CMD_SYNC that replaced it. */
+	KUNIT_EXPECT_TRUE(test, fpt_ops_are(f, 0, want, ARRAY_SIZE(want)));
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
+/* @recovering as a CPU other than this one, and no CPU there is, holds it. */
+#define FPT_RECOVERING_ELSEWHERE	U32_MAX
+
+/*
+ * Another CPU holds the recovery (@recovering) and is off the CPU; other
+ * CPUs keep the SMMU busy, CMDQ_CONS moving at every step, for five
+ * bounds.  A caller whose sync completed with a loss not yet recovered
+ * from waits one bound of time for that recovery, not as long as CMDQ_CONS
+ * moves, then recovers on its own and answers 0.
+ */
+static void fpt_each_half_queue(struct fpt_share *s)
+{
+	u64 cmd[CMD_DWORDS];
+	unsigned int i;
+
+	for (i = 0; i < BIT(s->f->smmu.cmdq.q.shift) / 2; i++) {
+		smmuv3_cmd_tlbi_nh_va(cmd, 2, FPT_IOVA + i * SZ_4K, true);
+		smmuv3_cmdq_ops.submit(&s->f->smmu, cmd, 1);
+	}
+}
+
+static void recovery_wait_bounded_while_queue_moves(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	WRITE_ONCE(cmdq->nlost, 1);
+	WRITE_ONCE(cmdq->recovering, FPT_RECOVERING_ELSEWHERE);
+	s->each = fpt_each_half_queue;
+	s->steps = 5 * cmdq->timeout_us;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	kunit_info(test, "waited %lu steps, bound %lu; traffic left %u\n",
+		   f->delays, cmdq->timeout_us, s->steps);
+	KUNIT_EXPECT_LE(test, f->delays, cmdq->timeout_us + 1);
+	KUNIT_EXPECT_GT(test, s->steps, 0);
+	/* The ring wrapped many times: the fake's own count. */
+	KUNIT_EXPECT_EQ(test, f->cfgi, 1);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, 1);
+	WRITE_ONCE(cmdq->recovering, 0);
+	s->steps = 0;
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
+/*
+ * The same preempted recovery; while the caller waits for it, a third
+ * CPU, which came later and waited a whole bound itself, recovers on its
+ * own.  That recovery began after the caller's losses: the caller answers
+ * 0 as soon as it completed, and writes no recovery of its own.
+ */
+static void fpt_each_third_recovers(struct fpt_share *s)
+{
+	s->ret2 = smmuv3_cmdq_ops.sync(&s->f->smmu);
+	s->steps = 0;
+}
+
+static void recovery_waiter_answers_once_another_covers_it(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	WRITE_ONCE(cmdq->nlost, 1);
+	WRITE_ONCE(cmdq->recovering, FPT_RECOVERING_ELSEWHERE);
+	s->each = fpt_each_third_recovers;
+	s->steps = 1;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_EQ(test, s->ret2, 0);
+	KUNIT_EXPECT_EQ(test, fpt_count_op(f, CMD_OP_CFGI_ALL), 1);
+	KUNIT_EXPECT_EQ(test, fpt_count_op(f, CMD_OP_TLBI_NSNH_ALL), 1);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, 1);
+	WRITE_ONCE(cmdq->recovering, 0);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
+/*
+ * A sync comes in on top of the recovery on the same CPU (an interrupt,
+ * a softirq, a thread of higher priority on PREEMPT_RT): the recovery
+ * cannot go on until it returns, so it must not wait for it.  The SMMU
+ * is slow (it pauses at every CFGI_ALL), and the second call runs at the
+ * recovery's first back-off step: it recovers on its own at once, in a
+ * few steps, not a bound.
+ */
+static void fpt_second_nested_leaf(struct fpt_share *s)
+{
+	unsigned long d0 = s->f->delays;
+
+	s->ret2 = fpt_share_leaf(s->f, FPT_IOVA + SZ_4K);
+	s->syncs2 = s->f->delays - d0;
+}
+
+static void sync_on_top_of_recovery_does_not_wait_for_it(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+
+	WRITE_ONCE(cmdq->nlost, 1);
+	f->hooks = &fpt_stall_at_cfgi_all_hooks;
+	s->second = fpt_second_nested_leaf;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_TRUE(test, s->ran);
+	KUNIT_EXPECT_EQ(test, s->ret2, 0);
+	kunit_info(test, "the nested sync waited %lu steps, bound %lu\n",
+		   s->syncs2, cmdq->timeout_us);
+	KUNIT_EXPECT_LT(test, s->syncs2, cmdq->timeout_us / 10);
+	KUNIT_EXPECT_EQ(test, cmdq->recovered, 1);
+	KUNIT_EXPECT_EQ(test, cmdq->recovering, 0);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -1768,6 +2383,18 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(dropped_tail_counted_per_command),
 	KUNIT_CASE(one_leaf_sync_takes_leaf_path),
 	KUNIT_CASE(adaptive_samples_one_kind_of_operation),
+	KUNIT_CASE(two_callers_share_one_cmd_sync),
+	KUNIT_CASE(sharer_waits_for_shared_sync_to_complete),
+	KUNIT_CASE(lone_caller_writes_its_own_sync),
+	KUNIT_CASE(shared_sync_timeout_is_a_loss_for_each),
+	KUNIT_CASE(erratum_2812531_windows_kept_when_sharing),
+	KUNIT_CASE(losses_recovered_once_for_all_waiters),
+	KUNIT_CASE(owed_sync_written_by_caller_when_nobody_comes),
+	KUNIT_CASE(shared_window_capped_when_duty_is_handed_on),
+	KUNIT_CASE(refused_tlbi_under_shared_sync_recovered),
+	KUNIT_CASE(recovery_wait_bounded_while_queue_moves),
+	KUNIT_CASE(recovery_waiter_answers_once_another_covers_it),
+	KUNIT_CASE(sync_on_top_of_recovery_does_not_wait_for_it),
 	{}
 };
 

@@ -9,6 +9,7 @@ KTAP_LOG holds the lines of the arm64 SMP kernel's scale benchmarks
   fp-scale:       kunit/bench_scale.c, fp_unmap() against direct calls
   fp-fixed:       kunit/bench_scale.c, the parts of the fixed cost per unmap
   fp-scale-cmdq:  kunit/bench_scale_cmdq.c, the shipped command queue
+  fp-scale-cmdq-syncs: the same, CMD_SYNCs the fake consumed per unmap
 Per-thread throughput is 1 / (time per operation).  Intervals are 95%
 intervals of a median over rounds, from order statistics (distribution
 free); a ratio or difference is taken within each round first, so that
@@ -27,7 +28,7 @@ def kv_of(line, tag):
 
 
 def parse(path):
-    runs, fixed, cmdq, fake = {}, {}, {}, None
+    runs, fixed, cmdq, fake, syncs = {}, {}, {}, None, []
     try:
         with open(path, errors="replace") as f:
             for line in f:
@@ -42,11 +43,13 @@ def parse(path):
                     kv = kv_of(line, "fp-scale-cmdq:")
                     kv["ns"] = [int(v) for v in kv["ns"].split(",")]
                     cmdq.setdefault(kv["side"], {})[int(kv["threads"])] = kv
+                elif "fp-scale-cmdq-syncs:" in line:
+                    syncs.append(kv_of(line, "fp-scale-cmdq-syncs:"))
                 elif "fp-scale-cmdq-fake:" in line:
                     fake = kv_of(line, "fp-scale-cmdq-fake:")
     except FileNotFoundError:
         pass
-    return runs, fixed, cmdq, fake
+    return runs, fixed, cmdq, fake, syncs
 
 
 def median(xs):
@@ -313,6 +316,34 @@ def cmdq_section(cmdq, fake):
     print()
 
 
+def syncs_section(syncs):
+    """Counts, not times: exact whatever the host did, but they depend
+    on how the CPUs met in the queue, so each round's is shown too."""
+    print("### CMD_SYNCs per unmap from 1, 2 and 4 CPUs\n")
+    print("`flushpol_bench_scale_cmdq`, counted by the fake SMMU: CMD_SYNCs "
+          "it consumed per 4K batch (one TLBI and its sync), through a "
+          "submit then a sync and through `smmuv3_cmdq_submit_sync()` (the "
+          "strict 4K unmap's path).  Upstream arm-smmu-v3 writes one "
+          "CMD_SYNC per sync call on any number of CPUs: 1.000.  Fewer "
+          "means CPUs shared one; a fallback is a caller that waited for a "
+          "CMD_SYNC another CPU owed it and wrote its own.\n")
+    print("| path | sharing | CPUs | unmaps | CMD_SYNCs | per unmap | "
+          "rounds: fewest, most | fallbacks | upstream | ns per unmap, "
+          "per round |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for kv in syncs:
+        ns = kv.get("ns", "-").replace(",", ", ")
+        print(f"| {kv['path']} | {kv.get('share', 'on')} | "
+              f"{kv['threads']} | {kv['unmaps']} | "
+              f"{kv['syncs']} | {kv['per_unmap']} | "
+              f"{kv.get('round_min', '?')}, {kv.get('round_max', '?')} | "
+              f"{kv['fallbacks']} | {kv['upstream']} | {ns} |")
+    print()
+    print("Times under TCG move with the host's load and with how the host "
+          "schedules QEMU's vCPU threads (4 on 2 cores in CI): compare "
+          "sharing on and off only within one run, round by round.\n")
+
+
 def cell(ns):
     med, lo, hi = median(ns), *interval(ns)
     return f"{kops(med):.0f} k/s ({med:.0f} ns [{lo:.0f}, {hi:.0f}])"
@@ -325,7 +356,7 @@ def ratio(ns1, nsn):
 
 
 def main(path):
-    runs, fixed, cmdq, fake = parse(path)
+    runs, fixed, cmdq, fake, syncs = parse(path)
     if not runs and not cmdq:
         print("### Scalability (KUnit, arm64 SMP under QEMU)\n")
         print("Not measured: no fp-scale lines.\n")
@@ -336,6 +367,8 @@ def main(path):
         fixed_section(fixed)
     if cmdq:
         cmdq_section(cmdq, fake)
+    if syncs:
+        syncs_section(syncs)
 
 
 if __name__ == "__main__":

@@ -108,7 +108,7 @@ suites=(flushpol_counts flushpol_model flushpol_oracle flushpol_switch
 # (flushpol_registry's junk_load_options_ignored; checked below).
 junk_args=(flushpol.default_policy=Bad!Name flushpol.default_threshold=12abc
 	   flushpol.device_policy=Bad flushpol_smmuv3.force_no_ril=maybe
-	   flushpol.latency_stats=maybe)
+	   flushpol.latency_stats=maybe flushpol_smmuv3.cmdq_share=maybe)
 cmdline=("${junk_args[@]}")
 init_args=(@lifetime:36)
 limit=900

@@ -144,6 +144,10 @@ def write_scale(path, rng):
                         f"side={side} threads={n} cpus=4 batch=1 "
                         f"batches=1024 rounds=31 cons_reads={31744 * n} "
                         f"ns={ns}\n")
+        f.write("    # cmdq_scaling_reported: fp-scale-cmdq-syncs: "
+                "path=submit_sync share=on threads=4 cpus=4 unmaps=4096 "
+                "syncs=3174 fallbacks=3 per_unmap=0.775 round_min=0.701 "
+                "round_max=0.812 upstream=1.000 ns=5790,12333\n")
 
 
 # Instructions per window of INSN_N maps or unmaps: (map, unmap) per policy.
@@ -327,6 +331,9 @@ def main():
         scale = run(f"{top}/scripts/bench-scale-table.py", f"{d}/scale.log")
         check("| instant: per thread |" in scale,
               "the command queue table has the instant side")
+        check("| submit_sync | on | 4 | 4096 | 3174 | 0.775 | 0.701, 0.812 "
+              "| 3 | 1.000 | 5790, 12333 |" in scale,
+              "the CMD_SYNCs per unmap table, each column in its place")
         os.makedirs(f"{d}/results")
         with open(f"{d}/results/scale.md", "w") as f:
             f.write(scale)

@@ -8,6 +8,31 @@
  * one CMD_SYNC publishes and completes every CPU's commands written before
  * it: a later sync completes earlier CPUs' commands too.
  *
+ * Sharing: a CMD_SYNC completes every command before it, whichever CPU
+ * wrote them, so a caller need not write one of its own if one will
+ * follow its commands anyway.  A sync alone finding the last command
+ * written a CMD_SYNC waits for that one.  A caller that has written its
+ * commands while another CPU waits for @lock (cmdq_contended()) leaves
+ * the CMD_SYNC to it (@owe_pos), releases the lock, and waits briefly for
+ * a CMD_SYNC to be written after its commands (@sync_pos), then for the
+ * SMMU to pass it, as for its own; if none is written in that time it
+ * takes the lock again and writes its own.  Each caller still waits for
+ * CMDQ_CONS to pass a CMD_SYNC after its own commands before it answers,
+ * and still checks for losses then.  The invariant that makes it safe:
+ * whenever @lock is released for good, by any path (submit, sync,
+ * recovery), either a CMD_SYNC follows every command owed one, or another
+ * CPU waits for the lock and inherits the duty (cmdq_settle()).  A CPU
+ * that finds SMMUV3_CMDQ_SHARE_MAX or more commands waiting for a
+ * CMD_SYNC as it lets the lock go writes one rather than hand the duty
+ * on, so a CMD_SYNC follows within that many commands and one caller's
+ * batch (32 from flush.c); and on
+ * MMU-700 cmdq_joins_window() still ends a window with a CMD_SYNC before
+ * a command of another kind, or past @force_sync_after, whoever owes it.
+ * A recovery never leaves its CMD_SYNCs to another CPU: its CFGI_ALL's
+ * completes before its TLBI_NSNH_ALL is written.  A shared CMD_SYNC that
+ * times out is a loss for each caller that waited for it, each counting
+ * it, and none answers 0 before a recovery after it.
+ *
  * Waiting: with no lock.  A CPU that needs the SMMU to move (the queue is
  * full, or it waits for its own CMD_SYNC) polls CMDQ_CONS with interrupts
  * as its caller had them and advances the shared consumer position (@cons)
@@ -22,7 +47,9 @@
  * it moves.  (A sync's CMD_SYNC after commands it dropped, and a
  * recovery, each have a bound of their own: they wait only if CMDQ_CONS
  * moved since.)  While CMDQ_CONS moves the SMMU is working, and is waited
- * for.
+ * for.  A sync that must recover waits at most three bounds in all: its
+ * CMD_SYNC's, another CPU's recovery (a bound of time, moving or not),
+ * and its own recovery's.
  *
  * Losing: a full queue never overwrites an unread command.  Only on a
  * wedged SMMU, past the bound, is a command dropped.  A command the SMMU
@@ -39,7 +66,11 @@
  * and a CMD_SYNC completed, as upstream's reset does.  Completing both at
  * one CMD_SYNC would not do: until the CFGI_ALL completes, a device may
  * refill the TLB through its cached configuration after the TLBI was
- * performed.
+ * performed.  One CPU recovers at a time (@recovering): a caller whose
+ * sync completed while losses were not yet recovered from waits for the
+ * recovery in flight and answers 0 if one that began after the losses it
+ * saw has completed (@recovered), or else runs the next; so N losses and
+ * M callers waiting cost one CFGI_ALL and one TLBI_NSNH_ALL, not M.
  */
 #define pr_fmt(fmt) "flushpol_smmuv3: " fmt
 
@@ -54,6 +85,19 @@
 #define SMMUV3_CMDQ_SPIN	64
 /* Recoveries one sync tries while other commands keep being lost. */
 #define SMMUV3_CMDQ_RECOVER_TRIES	3
+/*
+ * Times a caller waits for another CPU's recovery to end before it looks
+ * again whether one covering its losses completed (one that began before
+ * them, then one that began after, and a spare).
+ */
+#define SMMUV3_CMDQ_RECOVER_WAITS	3
+/*
+ * Sharing: the back-off steps, after SMMUV3_CMDQ_SPIN polls, a caller
+ * whose CMD_SYNC another CPU owes waits for it to be written before it
+ * tries to write its own.  (How many commands may wait for one:
+ * &smmuv3_cmdq.share_max.)
+ */
+#define SMMUV3_CMDQ_SHARE_STEPS	4
 
 /* CMDQ_CONS.ERR: the SMMU retries these itself once acknowledged. */
 #define CMDQ_CERROR_ABT		2
@@ -116,6 +160,22 @@ static u64 cmdq_now(struct smmuv3_cmdq *cmdq)
 	if (cmdq->impl && cmdq->impl->now)
 		return cmdq->impl->now(cmdq);
 	return ktime_get_ns();
+}
+
+/* Under @lock: whether another CPU waits to take it. */
+static bool cmdq_contended(struct smmuv3_cmdq *cmdq)
+{
+	if (cmdq->impl && cmdq->impl->contended)
+		return cmdq->impl->contended(cmdq);
+	return raw_spin_is_contended(&cmdq->lock);
+}
+
+/* Where the caller runs; a hint, as a preemptible caller may move. */
+static unsigned int cmdq_cpu(struct smmuv3_cmdq *cmdq)
+{
+	if (cmdq->impl && cmdq->impl->cpu)
+		return cmdq->impl->cpu(cmdq);
+	return raw_smp_processor_id();
 }
 
 static u32 cmdq_size(const struct smmuv3_cmdq *cmdq)
@@ -393,7 +453,12 @@ static void cmdq_write_one(struct smmuv3_cmdq *cmdq, const u64 *cmd)
 	slot[0] = cpu_to_le64(cmd[0]);
 	slot[1] = cpu_to_le64(cmd[1]);
 	cmdq->prod++;
-	cmdq->since_sync = cmd_is_sync(cmd) ? 0 : cmdq->since_sync + 1;
+	if (cmd_is_sync(cmd)) {
+		cmdq->since_sync = 0;
+		WRITE_ONCE(cmdq->sync_pos, cmdq->prod);
+	} else {
+		cmdq->since_sync++;
+	}
 	cmdq->window_op = FIELD_GET(CMD_0_OP, cmd[0]);
 	if (cmdq->prod - cmdq->published >= cmdq_size(cmdq) / 2)
 		cmdq_publish(cmdq);
@@ -457,6 +522,48 @@ static void cmdq_count_timeout(struct smmuv3_cmdq *cmdq)
 	raw_spin_unlock_irqrestore(&cmdq->gerror_lock, flags);
 }
 
+/*
+ * Under @lock, before it is released for good (not to wait for room):
+ * the sharing invariant.  If commands are owed a CMD_SYNC (a caller left
+ * without writing its own, @owe_pos) and no CPU waits for the lock to
+ * take that duty over, write one; write one too once
+ * SMMUV3_CMDQ_SHARE_MAX commands wait for it, so that a chain of CPUs
+ * each handing the duty on cannot keep the first waiting past its brief
+ * wait (cmdq_await_sync()); once a CMD_SYNC follows them, publish
+ * it (a caller is waiting for it) and clear @owe_pos.  A CMD_SYNC that
+ * cannot be queued is counted lost, as any command; whoever owed it then
+ * writes its own.
+ */
+static noinline void cmdq_settle_owed(struct smmuv3_cmdq *cmdq,
+				      unsigned long *flags,
+				      struct smmuv3_cmdq_budget *b,
+				      unsigned int *dropped, u64 *first)
+{
+	u64 sync[CMD_DWORDS], pos;
+
+	if (cmdq->owe_pos >= cmdq->sync_pos &&
+	    (cmdq->since_sync >= cmdq->share_max ||
+	     !cmdq_contended(cmdq))) {
+		smmuv3_cmd_sync(sync);
+		if (cmdq_put(cmdq, sync, flags, b, &pos) && !(*dropped)++)
+			*first = sync[0];
+	}
+	if (cmdq->sync_pos > cmdq->owe_pos) {
+		cmdq_publish(cmdq);
+		cmdq->owe_pos = 0;
+	}
+}
+
+/* Nothing owed, the common case, costs a load and a branch. */
+static __always_inline void cmdq_settle(struct smmuv3_cmdq *cmdq,
+					unsigned long *flags,
+					struct smmuv3_cmdq_budget *b,
+					unsigned int *dropped, u64 *first)
+{
+	if (unlikely(cmdq->owe_pos))
+		cmdq_settle_owed(cmdq, flags, b, dropped, first);
+}
+
 /**
  * smmuv3_cmdq_submit() - append commands, without waiting for them
  * @cmdq: the queue
@@ -480,8 +587,86 @@ void smmuv3_cmdq_submit(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 	for (; n; n--, cmds += CMD_DWORDS)
 		if (cmdq_put(cmdq, cmds, &flags, &b, &pos) && !dropped++)
 			first = cmds[0];
+	cmdq_settle(cmdq, &flags, &b, &dropped, &first);
 	raw_spin_unlock_irqrestore(&cmdq->lock, flags);
 	cmdq_report_dropped(cmdq, dropped, first);
+}
+
+/*
+ * Under @lock, after a caller's commands: whether they may go without a
+ * CMD_SYNC of their own.  Yes if the last command written is a CMD_SYNC
+ * (a sync alone, after commands another CPU's CMD_SYNC followed): then
+ * @pos is its position.  Yes too if another CPU waits for the lock, which
+ * by the invariant (cmdq_settle()) writes a CMD_SYNC after ours or hands
+ * the duty on, and fewer than SMMUV3_CMDQ_SHARE_MAX commands wait for
+ * one so far: @owe is then what must be behind the CMD_SYNC waited for.
+ */
+static bool cmdq_shares(struct smmuv3_cmdq *cmdq, u64 *pos, u64 *owe)
+{
+	if (cmdq->sync_pos == cmdq->prod) {
+		*pos = cmdq->sync_pos - 1;
+		return true;
+	}
+	if (cmdq->since_sync >= cmdq->share_max || !cmdq_contended(cmdq))
+		return false;
+	cmdq->owe_pos = cmdq->prod;
+	*owe = cmdq->prod;
+	return true;
+}
+
+/*
+ * Wait, holding no lock, for the CMD_SYNC another CPU owes the commands
+ * before @owe to be written; @pos is then its position.  Briefly: the CPU
+ * that took the lock after ours writes a few commands and the CMD_SYNC,
+ * or hands the duty on to one that does, within about
+ * SMMUV3_CMDQ_SHARE_MAX commands.  If none is written by then (that CPU
+ * waits for room in a full queue, or an NMI or the hypervisor holds it
+ * up), take the lock and write our own, as an unshared sync would, unless
+ * one was written meanwhile.  The lock is tried, not queued for, and the
+ * CMD_SYNC looked for between tries: queued behind the CPUs now waiting
+ * for it, we could not see the CMD_SYNC one of them writes.  Before the
+ * lock goes, the sharing invariant: a CPU that shared with us while we
+ * waited for the lock is owed a CMD_SYNC too (cmdq_settle()).
+ */
+static noinline int cmdq_await_sync(struct smmuv3_cmdq *cmdq, u64 owe,
+				    u64 *pos, struct smmuv3_cmdq_budget *b)
+{
+	unsigned int i, dropped = 0;
+	u64 sync[CMD_DWORDS], at, first = 0;
+	unsigned long flags;
+	int ret = 0;
+
+	for (i = 0; ; i++) {
+		at = READ_ONCE(cmdq->sync_pos);
+		if (at > owe) {
+			*pos = at - 1;
+			return 0;
+		}
+		if (i >= SMMUV3_CMDQ_SPIN + SMMUV3_CMDQ_SHARE_STEPS &&
+		    raw_spin_trylock_irqsave(&cmdq->lock, flags))
+			break;
+		if (i >= SMMUV3_CMDQ_SPIN && i < SMMUV3_CMDQ_SPIN +
+		    SMMUV3_CMDQ_SHARE_STEPS)
+			cmdq_delay(cmdq);
+		else
+			cpu_relax();
+	}
+	smmuv3_cmd_sync(sync);
+	if (cmdq->sync_pos > owe) {
+		*pos = cmdq->sync_pos - 1;
+	} else {
+		ret = cmdq_put(cmdq, sync, &flags, b, pos);
+		if (!ret)
+			cmdq->fallbacks++;
+		else
+			dropped = 1;
+		first = sync[0];
+	}
+	cmdq_settle(cmdq, &flags, b, &dropped, &first);
+	cmdq_publish(cmdq);
+	raw_spin_unlock_irqrestore(&cmdq->lock, flags);
+	cmdq_report_dropped(cmdq, dropped, first);
+	return ret;
 }
 
 /*
@@ -497,14 +682,15 @@ void smmuv3_cmdq_submit(struct smmuv3_cmdq *cmdq, const u64 *cmds,
  * command is its own loss and fails it at once.  A CMD_SYNC that cannot
  * be queued, or times out, is counted as a loss and fails the call.
  */
-static int cmdq_issue_sync(struct smmuv3_cmdq *cmdq, const u64 *cmds,
-			   unsigned int n, struct smmuv3_cmdq_budget *b,
-			   bool recovery)
+static __always_inline int cmdq_issue_sync(struct smmuv3_cmdq *cmdq,
+					   const u64 *cmds, unsigned int n,
+					   struct smmuv3_cmdq_budget *b,
+					   bool recovery)
 {
-	u64 sync[CMD_DWORDS], pos, first = 0;
+	u64 sync[CMD_DWORDS], pos, owe = 0, first = 0;
 	unsigned int dropped = 0;
 	unsigned long flags;
-	int ret;
+	int ret = 0;
 
 	smmuv3_cmd_sync(sync);
 	raw_spin_lock_irqsave(&cmdq->lock, flags);
@@ -513,18 +699,34 @@ static int cmdq_issue_sync(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 			first = cmds[0];
 	if (dropped && recovery) {
 		ret = -ETIMEDOUT;
-	} else {
+		cmdq_settle(cmdq, &flags, b, &dropped, &first);
+	} else if (recovery || dropped || !cmdq_shares(cmdq, &pos, &owe)) {
 		if (dropped)
 			*b = (struct smmuv3_cmdq_budget){};
 		ret = cmdq_put(cmdq, sync, &flags, b, &pos);
-		if (ret && !dropped++)
-			first = sync[0];
+		if (unlikely(ret)) {
+			if (!dropped++)
+				first = sync[0];
+		} else {
+			/* It follows every command owed one: published below. */
+			cmdq->owe_pos = 0;
+		}
 	}
+	/*
+	 * A sharer too: the SMMU performs our commands while the CMD_SYNC is
+	 * written, and one written on MMU-700 to end a window is not left
+	 * for the next holder to publish.
+	 */
 	cmdq_publish(cmdq);
 	raw_spin_unlock_irqrestore(&cmdq->lock, flags);
 	cmdq_report_dropped(cmdq, dropped, first);
 	if (ret)
 		return ret;
+	if (unlikely(owe)) {
+		ret = cmdq_await_sync(cmdq, owe, &pos, b);
+		if (ret)
+			return ret;
+	}
 
 	ret = cmdq_wait(cmdq, pos + 1, b);
 	if (ret) {
@@ -579,6 +781,97 @@ static int cmdq_recover(struct smmuv3_cmdq *cmdq,
 	return -EIO;
 }
 
+/*
+ * Wait, holding no lock, while another CPU recovers (@recovering), until
+ * it ends or a recovery covering the losses the caller saw (@snap) has
+ * completed, whoever ran it.  Until one bound of time after @start, for
+ * all of a call's waits, whether CMDQ_CONS moves or not: CMDQ_CONS is no
+ * sign of the recovery's
+ * progress, since other CPUs' commands move it too, and a recovering CPU
+ * that is preempted (PREEMPT_RT, or a vCPU the host does not run) holds
+ * the flag as long as it is off the CPU.  Then -ETIMEDOUT, and the caller
+ * recovers on its own: two recoveries at once are each complete, and
+ * only cost more.  At once if the recovering CPU is this one (a sync from
+ * an interrupt, a softirq, or on PREEMPT_RT a thread of higher priority,
+ * come in on top of the recovery: it cannot go on until we return) or a
+ * vCPU the hypervisor says is not running.
+ */
+static int cmdq_wait_recovery(struct smmuv3_cmdq *cmdq, u64 snap,
+			      u64 start, struct smmuv3_cmdq_budget *b)
+{
+	u64 bound = (u64)cmdq->timeout_us * NSEC_PER_USEC;
+
+	u32 owner;
+
+	/* Its end ordered before what the caller reads of @recovered. */
+	while ((owner = smp_load_acquire(&cmdq->recovering))) {
+		/* That recovery's syncs completed before it said so. */
+		if (smp_load_acquire(&cmdq->recovered) >= snap)
+			return 0;
+		if (owner - 1 == cmdq_cpu(cmdq) ||
+		    (owner - 1 < nr_cpu_ids && vcpu_is_preempted(owner - 1)))
+			return -EDEADLK;
+		if (cmdq_now(cmdq) - start >= bound)
+			return -ETIMEDOUT;
+		if (b->spins < SMMUV3_CMDQ_SPIN) {
+			b->spins++;
+			cpu_relax();
+		} else {
+			cmdq_delay(cmdq);
+		}
+	}
+	return 0;
+}
+
+/*
+ * A sync completed while losses were not yet recovered from: answer only
+ * once a recovery that began after every loss counted so far (@nlost now)
+ * has completed.  One CPU recovers at a time (@recovering): the others
+ * wait for it and answer if it covered them (it began after their losses:
+ * @recovered reached what they saw), or else recover next, themselves or
+ * behind another that began after.  A caller that waited a whole bound
+ * for another's recovery recovers on its own.
+ */
+static noinline int cmdq_recover_once(struct smmuv3_cmdq *cmdq,
+				      struct smmuv3_cmdq_budget *b)
+{
+	u64 snap = READ_ONCE(cmdq->nlost), start = cmdq_now(cmdq);
+	unsigned int waits;
+	bool own = false;
+	int ret;
+
+	for (waits = 0; ; waits++) {
+		/* Its syncs completed before it said so. */
+		if (smp_load_acquire(&cmdq->recovered) >= snap)
+			return 0;
+		if (!READ_ONCE(cmdq->recovering) &&
+		    !cmpxchg(&cmdq->recovering, 0,
+			     cmdq_cpu(cmdq) + 1)) {
+			/* One may have ended between the two looks. */
+			if (smp_load_acquire(&cmdq->recovered) >= snap) {
+				/* Pairs with the waiters' acquire. */
+				smp_store_release(&cmdq->recovering, 0);
+				return 0;
+			}
+			own = true;
+			break;
+		}
+		if (waits == SMMUV3_CMDQ_RECOVER_WAITS)
+			break;
+		if (cmdq_wait_recovery(cmdq, snap, start, b)) {
+			*b = (struct smmuv3_cmdq_budget){};
+			break;
+		}
+	}
+	dev_warn_ratelimited(cmdq->dev,
+			     "%llu commands lost or syncs failed so far: invalidating everything before answering\n",
+			     snap);
+	ret = cmdq_recover(cmdq, b);
+	if (own) /* @recovered, set by cmdq_recover(), before the end. */
+		smp_store_release(&cmdq->recovering, 0);
+	return ret;
+}
+
 /**
  * smmuv3_cmdq_submit_sync() - append commands and complete them, with
  *	every command written before, on any CPU
@@ -610,9 +903,6 @@ int smmuv3_cmdq_submit_sync(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 	/* CMDQ_CONS was read with readl(): the count is at least as new. */
 	if (likely(READ_ONCE(cmdq->nlost) == READ_ONCE(cmdq->recovered)))
 		return 0;
-	dev_warn_ratelimited(cmdq->dev,
-			     "%llu commands lost or syncs failed so far: invalidating everything before answering\n",
-			     READ_ONCE(cmdq->nlost));
 	/*
 	 * A bound of its own: a sync that completed late in its bound (a
 	 * slow SMMU, just when other CPUs' syncs timed out) would otherwise
@@ -620,7 +910,7 @@ int smmuv3_cmdq_submit_sync(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 	 * caller whose commands did complete.
 	 */
 	b = (struct smmuv3_cmdq_budget){};
-	return cmdq_recover(cmdq, &b);
+	return cmdq_recover_once(cmdq, &b);
 }
 
 /**
@@ -632,8 +922,9 @@ int smmuv3_cmdq_submit_sync(struct smmuv3_cmdq *cmdq, const u64 *cmds,
  * (refused, or dropped) or a sync failed, and no completed recovery
  * covers it, the caller's own command may be the one missing or not yet
  * performed in order, and once we answer the caller frees pages or
- * tables: so everything is invalidated, in order, within a second bound,
- * before we answer.
+ * tables: so everything is invalidated, in order, before we answer: by
+ * another CPU's recovery waited for within a second bound, or by ours,
+ * within a third.
  *
  * After an error, the next sync to complete invalidates everything, in
  * order, before it answers 0.
@@ -706,6 +997,7 @@ void smmuv3_cmdq_init_ring(struct smmuv3_cmdq *cmdq, struct device *dev,
 	cmdq->base = base;
 	cmdq->dev = dev;
 	cmdq->timeout_us = SMMUV3_CMDQ_TIMEOUT_US;
+	cmdq->share_max = SMMUV3_CMDQ_SHARE_MAX;
 	raw_spin_lock_init(&cmdq->lock);
 	raw_spin_lock_init(&cmdq->gerror_lock);
 }

@@ -33,6 +33,11 @@ struct smmuv3_queue {
  * @delay: one back-off step of a wait, udelay(1) by default
  * @now: the time in nanoseconds, ktime_get_ns() by default, on which a
  *	wait's bound (&smmuv3_cmdq.timeout_us) is measured
+ * @contended: called under &smmuv3_cmdq.lock: whether another CPU waits
+ *	to take it, raw_spin_is_contended() by default; a caller whose
+ *	commands are written then leaves its CMD_SYNC to that CPU
+ * @cpu: the CPU the caller runs on, raw_smp_processor_id() by default:
+ *	where a recovery runs, for a caller that would wait for it
  *
  * Any of them may be NULL for the default MMIO access.  The seam where a
  * test's fake SMMU plugs in, as arm_smmu_impl is upstream.
@@ -42,6 +47,8 @@ struct smmuv3_cmdq_impl {
 	void (*write_reg)(struct smmuv3_cmdq *cmdq, unsigned int off, u32 val);
 	void (*delay)(struct smmuv3_cmdq *cmdq);
 	u64 (*now)(struct smmuv3_cmdq *cmdq);
+	bool (*contended)(struct smmuv3_cmdq *cmdq);
+	unsigned int (*cpu)(struct smmuv3_cmdq *cmdq);
 };
 
 /**
@@ -52,6 +59,8 @@ struct smmuv3_cmdq_impl {
  * @impl: register access, or NULL for MMIO
  * @timeout_us: a call's bound, in microseconds of @impl->now: how long it
  *	waits with CMDQ_CONS still
+ * @share_max: a caller may leave its CMD_SYNC to a CPU waiting for @lock
+ *	while fewer than this many commands wait for one (cmdq.c); 0 never
  * @force_sync_after: if nonzero, at most this many commands other than
  *	CMD_SYNC, all with one opcode, are written between two CMD_SYNCs (a
  *	CMD_SYNC is inserted): Arm MMU-700 erratum 2812531
@@ -65,6 +74,14 @@ struct smmuv3_cmdq_impl {
  *	under @lock
  * @window_op: the opcode of the last command written; under @lock
  * @published: commands CMDQ_PROD has been moved past; written under @lock
+ * @sync_pos: position + 1 of the last CMD_SYNC written (0: none); written
+ *	under @lock, read without it by callers waiting for a CMD_SYNC
+ *	another CPU owes them
+ * @owe_pos: position + 1 of the last command whose caller left its
+ *	CMD_SYNC to the next holder of @lock; owed while @owe_pos >=
+ *	@sync_pos; under @lock
+ * @fallbacks: callers that waited for an owed CMD_SYNC in vain and wrote
+ *	their own; under @lock
  * @cons: commands the SMMU has consumed, as far as any CPU has seen;
  *	only grows, by cmpxchg64
  * @stuck: a wait saw CMDQ_CONS still at @stuck - 1 for a whole bound;
@@ -73,6 +90,9 @@ struct smmuv3_cmdq_impl {
  *	or refused by the SMMU), and CMD_SYNCs that timed out; under
  *	@gerror_lock
  * @recovered: @nlost when the last recovery that completed began
+ * @recovering: the CPU, + 1, that took the recovery the others wait for
+ *	(0: none); a hint of where it runs, as a preemptible caller may
+ *	move
  * @err_at: position + 1 of the last refused command acknowledged (0:
  *	none); under @gerror_lock
  * @taken: CMDQ_ERRs a waiter acknowledged whose interrupt the GERROR
@@ -85,21 +105,28 @@ struct smmuv3_cmdq {
 	const struct smmuv3_cmdq_impl *impl;
 	unsigned long timeout_us;
 	u32 force_sync_after;
+	u32 share_max;
 	raw_spinlock_t lock;		/* see above */
 	raw_spinlock_t gerror_lock;	/* GERRORN, @nlost */
 	u64 prod;
 	u32 since_sync;
 	u8 window_op;
 	u64 published;
+	u64 sync_pos;
+	u64 owe_pos;
+	unsigned long fallbacks;
 	u64 cons;
 	u64 stuck;
 	u64 nlost;
 	u64 recovered;
+	u32 recovering;
 	u64 err_at;
 	u32 taken;
 };
 
 #define SMMUV3_CMDQ_TIMEOUT_US	1000000
+/* &smmuv3_cmdq.share_max unless sharing is turned off. */
+#define SMMUV3_CMDQ_SHARE_MAX	16
 
 int smmuv3_cmdq_init(struct smmuv3_cmdq *cmdq, struct device *dev,
 		     void __iomem *base, unsigned int shift);

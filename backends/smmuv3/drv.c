@@ -30,6 +30,25 @@
 #include "compat.h"
 #include "smmuv3_dev.h"
 
+static bool cmdq_share = true;
+
+/* Junk at load is warned about, not a failed load: no SMMU driver then. */
+static int smmuv3_cmdq_share_set(const char *val,
+				 const struct kernel_param *kp)
+{
+	return param_set_bool(val, kp) ?
+	       fp_param_refuse(kp, val, cmdq_share ? "1" : "0") : 0;
+}
+
+static const struct kernel_param_ops smmuv3_cmdq_share_ops = {
+	.flags = KERNEL_PARAM_OPS_FL_NOARG,
+	.set = smmuv3_cmdq_share_set,
+	.get = param_get_bool,
+};
+module_param_cb(cmdq_share, &smmuv3_cmdq_share_ops, &cmdq_share, 0444);
+MODULE_PARM_DESC(cmdq_share,
+		 "Let a CPU leave its CMD_SYNC to another waiting for the command queue (default 1): fewer CMD_SYNCs under concurrent strict unmaps; 0 writes one per sync call, as upstream");
+
 static DEFINE_MUTEX(smmuv3_list_lock);
 static LIST_HEAD(smmuv3_list);
 static DEFINE_IDA(smmuv3_ids);
@@ -217,6 +236,8 @@ static int smmuv3_init_structures(struct smmuv3_device *smmu)
 			       SMMUV3_CMDQ_SHIFT);
 	if (ret)
 		return ret;
+	if (!cmdq_share)
+		smmu->cmdq.share_max = 0;
 	return smmuv3_alloc_queue(smmu, &smmu->evtq, SMMUV3_EVTQ_SHIFT,
 				  EVT_DWORDS);
 }

@@ -74,7 +74,7 @@ QEMU_EXTRA="-drive file=$img,if=none,id=nvm,format=raw -device nvme,serial=fp,dr
 # the NVMe translated all the same (guest-nvme.sh, strict).
 log "NVMe with junk in every flushpol option"
 GUEST_KMODS=nvme \
-GUEST_APPEND="flushpol.default_policy=Bad!Name flushpol.default_threshold=12abc flushpol.device_policy=Bad flushpol_smmuv3.force_no_ril=maybe" \
+GUEST_APPEND="flushpol.default_policy=Bad!Name flushpol.default_threshold=12abc flushpol.device_policy=Bad flushpol_smmuv3.force_no_ril=maybe flushpol_smmuv3.cmdq_share=maybe" \
 QEMU_EXTRA="-drive file=$img,if=none,id=nvm,format=raw -device nvme,serial=fp,drive=nvm" \
 	"$here/run-guest.sh" "$FP_TOP/e2e/guest-nvme.sh" 600
 log "what a user checks (firmware=$fw):"
