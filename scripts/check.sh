@@ -27,6 +27,10 @@
 #               for Debian's 6.12 and 6.1 amd64; apt remove leaves nothing
 #   e2e         the .deb's sources through dkms into Debian's arm64 6.12
 #               (cross), on QEMU's SMMUv3, real DMA
+#   grub        every entry of the grub.cfg the deb stage's flushpol-boot
+#               enable made, booted through Debian's arm64 GRUB under
+#               UEFI: normal entries on flushpol_smmuv3, recovery entries
+#               on the in-tree arm-smmu-v3, an NVMe translating in each
 #   fio-verify  fio verify=crc32c on QEMU's NVMe through flushpol, strict
 #               and lazy, policies rewritten under it; e2e_nosync caught
 #   e2e acpi    the NVMe boots (strict, lazy, identity, by device, junk
@@ -93,6 +97,10 @@ kpass 6.12 amd64 "DKMS (apt install of the .deb)"
 kpass 6.1 amd64 "DKMS (apt install of the .deb)"
 stage e2e scripts/qemu/e2e.sh
 kpass 6.12 arm64 "DKMS (cross); QEMU end to end"
+# The entries deb-check's enable step had grub-mkconfig write, the modules
+# e2e staged.
+stage grub env FP_GRUB_PREBUILT=1 scripts/qemu/grub-boot.sh
+kpass 6.12 arm64 "GRUB's entries booted (flushpol-boot enable)"
 stage fio-verify env FP_FIO_PREBUILT=1 scripts/qemu/fio-verify.sh 20
 kpass 6.12 arm64 "fio integrity"
 # ACPI: the modules the device-tree stages staged, booted through UEFI.

@@ -26,6 +26,8 @@
 #    no initramfs holds the module
 # After every step, every entry must boot with an SMMU driver: an entry
 # with the option only for a kernel whose initramfs loads flushpol_smmuv3.
+# The grub.cfg of the enable step is left in build/deb-check/grub-enable.cfg
+# for scripts/qemu/grub-boot.sh, which boots its entries through GRUB.
 # Then apt remove must leave /usr/src, /var/lib/dkms and /lib/modules
 # holding the same files as before, and apt purge the conffiles gone.
 # /boot/grub/grub.cfg and the initramfs images are put back as they were
@@ -265,6 +267,9 @@ flushpol-boot enable >"$work/enable.log" 2>&1 ||
 	{ cat "$work/enable.log" >&2; bad "flushpol-boot enable failed"; }
 gen enable
 expect enable "$work/grub-enable.cfg" 1
+# What scripts/qemu/grub-boot.sh boots through GRUB: these entries' lines.
+mkdir -p "$FP_TOP/build/deb-check"
+cp "$work/grub-enable.cfg" "$FP_TOP/build/deb-check/grub-enable.cfg"
 expect "enable (update-grub's /boot/grub/grub.cfg)" /boot/grub/grub.cfg 1
 for k in "${boot[@]}"; do
 	initrd_loads "$k" || bad "enable: $k's initramfs does not load flushpol_smmuv3"

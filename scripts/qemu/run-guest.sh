@@ -29,6 +29,18 @@
 #                 the kernel and gives it ACPI tables: the SMMU and the
 #                 PCI root complex's StreamIDs in the IORT).  The PASS line
 #                 says which, as firmware=dt or firmware=acpi.
+#   FP_BOOT       kernel (the default: QEMU loads the kernel and initramfs
+#                 and hands it the command line, -kernel/-initrd/-append)
+#                 or grub: the firmware (acpi, the default then) boots a
+#                 real arm64 GRUB (grub-efi.sh) from a FAT disk, which
+#                 holds it as EFI/BOOT/BOOTAA64.EFI, the kernel as
+#                 /vmlinuz, the initramfs as /initrd.cpio and FP_GRUB_CFG
+#                 as /grub/grub.cfg; GRUB loads the kernel, and the command
+#                 line is its entry's, nothing added (so GUEST_APPEND and
+#                 GUEST_IN_TREE_SMMU are refused): the entry must carry
+#                 console=ttyAMA0 panic=-1 acpi=force itself.
+#   FP_GRUB_CFG   FP_BOOT=grub: the grub.cfg, whose entries boot
+#                 "linux /vmlinuz ..." and "initrd /initrd.cpio"
 #   QEMU_EXTRA    more QEMU arguments, shell-quoted,
 #                 e.g. "-trace 'smmuv3_cmdq*' -D /tmp/trace.log"
 #   GUEST_APPEND  more kernel command line
@@ -63,7 +75,19 @@ script=$1
 tmo=${2:-300}
 [ -f "$script" ] || die "no guest script $script"
 
-fw=${FP_FIRMWARE:-dt}
+bootby=${FP_BOOT:-kernel}
+case $bootby in
+kernel) fw=${FP_FIRMWARE:-dt} ;;
+grub)
+	fw=${FP_FIRMWARE:-acpi}
+	[ "$fw" = acpi ] || die "FP_BOOT=grub boots through UEFI: FP_FIRMWARE=acpi"
+	[ -f "${FP_GRUB_CFG:-}" ] || die "FP_BOOT=grub: FP_GRUB_CFG names no file"
+	if [ -n "${GUEST_APPEND:-}" ] || [ "${GUEST_IN_TREE_SMMU:-0}" = 1 ]; then
+		die "FP_BOOT=grub: the command line is the GRUB entry's (no GUEST_APPEND, GUEST_IN_TREE_SMMU)"
+	fi
+	;;
+*) die "FP_BOOT=$bootby: kernel or grub" ;;
+esac
 case $fw in
 dt|acpi) ;;
 *) die "FP_FIRMWARE=$fw: dt or acpi" ;;
@@ -163,13 +187,26 @@ if [ "$fw" = acpi ]; then
 	firmware=(-bios /usr/share/qemu-efi-aarch64/QEMU_EFI.fd)
 	fwargs=acpi=force
 fi
+# GRUB: the firmware finds the FAT disk's EFI/BOOT/BOOTAA64.EFI, the
+# removable-media path, as it finds no boot entry of its own.  The disk is
+# QEMU's vvfat view of a directory, read only.
+if [ "$bootby" = grub ]; then
+	esp=$run/esp
+	mkdir -p "$esp/EFI/BOOT" "$esp/grub"
+	cp "$("$here/grub-efi.sh")" "$esp/EFI/BOOT/BOOTAA64.EFI"
+	cp "$IMAGE" "$esp/vmlinuz"
+	mv "$run/initrd.cpio" "$esp/initrd.cpio"
+	cp "$FP_GRUB_CFG" "$esp/grub/grub.cfg"
+	load=(-drive "if=virtio,format=raw,readonly=on,file=fat:$esp")
+else
+	load=(-kernel "$IMAGE" -initrd "$run/initrd.cpio"
+	      -append "console=ttyAMA0 panic=-1 $fwargs $blacklist ${GUEST_APPEND:-}")
+fi
 # shellcheck disable=SC2054 # the commas are QEMU's
 qemu=(qemu-system-aarch64 -M virt,iommu=smmuv3 -cpu max,pauth-impdef=on
       -m 1G -display none -monitor none -serial stdio -nic none -no-reboot
-      "${firmware[@]}" -device edu -kernel "$IMAGE" -initrd "$run/initrd.cpio"
-      -append "console=ttyAMA0 panic=-1 $fwargs $blacklist ${GUEST_APPEND:-}"
-      "${extra[@]}")
-log "booting $KVER, firmware=$fw, with $script (timeout ${tmo}s), console: $console"
+      "${firmware[@]}" -device edu "${load[@]}" "${extra[@]}")
+log "booting $KVER, firmware=$fw${FP_BOOT:+, boot=$bootby}, with $script (timeout ${tmo}s), console: $console"
 start=$SECONDS
 rc=0
 timeout -k 10 "$tmo" "${qemu[@]}" </dev/null >"$console" 2>&1 || rc=$?
@@ -206,4 +243,4 @@ else
 	[ "$fw" = dt ] || fail "firmware=acpi, but the kernel found no IORT"
 fi
 boot=$(sed -n 's/^\[ *\([0-9.]*\)\] Run \/init as init process.*/\1/p' "$console")
-log "PASS: $script firmware=$fw (${took}s on the host; /init at ${boot:-?}s guest time)"
+log "PASS: $script firmware=$fw${FP_BOOT:+ boot=$bootby} (${took}s on the host; /init at ${boot:-?}s guest time)"
