@@ -3,14 +3,19 @@
 #
 # Guest half of scripts/qemu/e2e.sh's boot configured by device: the
 # kernel command line carries flushpol.device_policy=<the NVMe's bus
-# id>=asid:threshold=77.  Once nvme is loaded (the IOMMU core gives the
-# device its group and domain as its driver binds) and before this script
-# does any I/O, the NVMe's context, found through
-# /sys/kernel/flushpol/devices/<bus id>, must be on asid with threshold 77,
-# and the log must say it was created for the NVMe and its device_policy
-# applied.  Then data round-trips under
-# asid, flushpol-status switches it to va by bus id, and data round-trips
-# again, invalidated by address.
+# id>=asid:threshold=77,<the edu device's bus id>=threshold:threshold=33.
+# Once nvme is loaded (the IOMMU core gives the device its group and
+# domain as its driver binds) and before this script does any I/O, the
+# NVMe's context, found through /sys/kernel/flushpol/devices/<bus id>, must
+# be on asid with threshold 77, and the log must say it was created for
+# the NVMe and its device_policy applied.  The same for the edu device
+# once flushpol_edu has bound it: the paging domain that module allocates
+# and attaches itself, not the DMA API's, must be the one linked, on
+# threshold with threshold 33, before it has unmapped anything; then its
+# unmaps of 64 pages go by ASID and those of 16 by address, as N = 33
+# says (the default N, 128, would send both by address).  Then data
+# round-trips on the NVMe under asid, flushpol-status switches it to va
+# by bus id, and data round-trips again, invalidated by address.
 set -eu
 
 fail() { echo "bydev: FAIL: $*"; exit 1; }
@@ -46,6 +51,58 @@ dmesg | grep -qF "flushpol: $name: device_policy for $bdf applied" ||
 	fail "no \"$name: device_policy for $bdf applied\" in the log"
 dmesg | grep -F "flushpol: $name: " | sed 's/^/bydev: log: /'
 fp_status_check "$bdf"
+
+# The edu device by its IDs; the command line must name it.
+edu=
+for d in /sys/bus/pci/devices/*; do
+	if [ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1234:0x11e8 ]; then
+		edu=${d##*/}
+	fi
+done
+[ -n "$edu" ] || fail "no edu device on the PCI bus"
+grep -qF "$edu=threshold:threshold=33" /proc/cmdline ||
+	fail "edu is $edu, which the command line's device_policy does not name"
+echo "bydev: edu $edu"
+modprobe flushpol_edu
+drv=/sys/bus/pci/drivers/flushpol_edu
+[ -e "$drv/$edu" ] || fail "flushpol_edu did not bind $edu"
+elink=/sys/kernel/flushpol/devices/$edu
+[ -L "$elink" ] || fail "no $elink"
+ectx=$(readlink -f "$elink")
+ename=${ectx##*/}
+echo "bydev: $elink -> $ename: policy $(cat "$ectx/policy"), threshold $(cat "$ectx/threshold")"
+# Not the DMA API's default domain's: the one flushpol_edu attached.
+[ "$ename" = "$(cat "$drv/context")" ] ||
+	fail "$elink leads to $ename, flushpol_edu's domain is $(cat "$drv/context")"
+grep -q '\[threshold\]' "$ectx/policy" ||
+	fail "$ename: policy $(cat "$ectx/policy"), device_policy asked for threshold"
+[ "$(cat "$ectx/threshold")" = 33 ] ||
+	fail "$ename: threshold $(cat "$ectx/threshold"), device_policy asked for 33"
+[ "$(cat "$ectx/stats/unmaps")" = 0 ] ||
+	fail "$ename: $(cat "$ectx/stats/unmaps") unmaps before any I/O"
+dmesg | grep -qF "flushpol: $ename: created for $edu, strict" ||
+	fail "no \"$ename: created for $edu\" in the log"
+dmesg | grep -qF "flushpol: $ename: device_policy for $edu applied" ||
+	fail "no \"$ename: device_policy for $edu applied\" in the log"
+dmesg | grep -F "flushpol: $ename: " | sed 's/^/bydev: log: /'
+fp_status_check "$edu"
+# edu_check SIZE POLICY: one check of SIZE in 4K pages, the device's
+# DMA seeing the new pages; then its commands must be POLICY's only.
+edu_check()
+{
+	echo 1 > "$ectx/stats/reset"
+	echo "check $1" > "$drv/run" || fail "edu: check $1 failed"
+	_va=$(($(cat "$ectx/stats/tlbi_va") + $(cat "$ectx/stats/tlbi_range")))
+	_asid=$(cat "$ectx/stats/tlbi_asid")
+	echo "bydev: edu: check $1: by address $_va, tlbi_asid $_asid"
+	[ "$(cat "$ectx/stats/unmaps")" -gt 0 ] || fail "edu: check $1: no unmap counted"
+	case $2 in
+	asid) [ "$_asid" -gt 0 ] && [ "$_va" = 0 ] ;;
+	va) [ "$_va" -gt 0 ] && [ "$_asid" = 0 ] ;;
+	esac || fail "edu: check $1: not by $2 only, as threshold 33 says"
+}
+edu_check 262144 asid
+edu_check 65536 va
 
 dd if=/dev/urandom of=/tmp/data bs=1M count=8 2>/dev/null
 want=$(md5sum < /tmp/data)
