@@ -22,6 +22,29 @@ fail() { echo "bydev: FAIL: $*"; exit 1; }
 # shellcheck source=e2e/guest-lib.sh
 . /guest-lib.sh
 
+# configured BUS_ID POLICY N: BUS_ID's context, found through
+# /sys/kernel/flushpol/devices/, is on POLICY with threshold N, the log
+# says it was created for BUS_ID and its device_policy applied, and
+# flushpol-status says what sysfs does; sets ctx and name.
+configured()
+{
+	_link=/sys/kernel/flushpol/devices/$1
+	[ -L "$_link" ] || fail "no $_link"
+	ctx=$(readlink -f "$_link")
+	name=${ctx##*/}
+	echo "bydev: $_link -> $name: policy $(cat "$ctx/policy"), threshold $(cat "$ctx/threshold")"
+	grep -q "\[$2\]" "$ctx/policy" ||
+		fail "$name: policy $(cat "$ctx/policy"), device_policy asked for $2"
+	[ "$(cat "$ctx/threshold")" = "$3" ] ||
+		fail "$name: threshold $(cat "$ctx/threshold"), device_policy asked for $3"
+	dmesg | grep -qF "flushpol: $name: created for $1, strict" ||
+		fail "no \"$name: created for $1\" in the log"
+	dmesg | grep -qF "flushpol: $name: device_policy for $1 applied" ||
+		fail "no \"$name: device_policy for $1 applied\" in the log"
+	dmesg | grep -F "flushpol: $name: " | sed 's/^/bydev: log: /'
+	fp_status_check "$1"
+}
+
 modprobe nvme
 fp_wait "no /dev/nvme0n1" test -b /dev/nvme0n1
 # The NVMe by its class (mass storage, NVM Express), not through nvme.
@@ -33,24 +56,11 @@ for d in /sys/bus/pci/devices/*; do
 done
 [ -n "$pci" ] || fail "no NVMe on the PCI bus"
 bdf=${pci##*/}
-link=/sys/kernel/flushpol/devices/$bdf
 [ "$(readlink -f /sys/class/nvme/nvme0/device)" = "$pci" ] ||
 	fail "nvme0 is not $bdf"
 echo "bydev: NVMe $bdf"
-[ -L "$link" ] || fail "no $link"
-ctx=$(readlink -f "$link")
-name=${ctx##*/}
-echo "bydev: $link -> $name: policy $(cat "$ctx/policy"), threshold $(cat "$ctx/threshold")"
-grep -q '\[asid\]' "$ctx/policy" ||
-	fail "$name: policy $(cat "$ctx/policy"), device_policy asked for asid"
-[ "$(cat "$ctx/threshold")" = 77 ] ||
-	fail "$name: threshold $(cat "$ctx/threshold"), device_policy asked for 77"
-dmesg | grep -qF "flushpol: $name: created for $bdf, strict" ||
-	fail "no \"$name: created for $bdf\" in the log"
-dmesg | grep -qF "flushpol: $name: device_policy for $bdf applied" ||
-	fail "no \"$name: device_policy for $bdf applied\" in the log"
-dmesg | grep -F "flushpol: $name: " | sed 's/^/bydev: log: /'
-fp_status_check "$bdf"
+configured "$bdf" asid 77
+nvme_ctx=$ctx nvme_name=$name
 
 # The edu device by its IDs; the command line must name it.
 edu=
@@ -66,26 +76,13 @@ echo "bydev: edu $edu"
 modprobe flushpol_edu
 drv=/sys/bus/pci/drivers/flushpol_edu
 [ -e "$drv/$edu" ] || fail "flushpol_edu did not bind $edu"
-elink=/sys/kernel/flushpol/devices/$edu
-[ -L "$elink" ] || fail "no $elink"
-ectx=$(readlink -f "$elink")
-ename=${ectx##*/}
-echo "bydev: $elink -> $ename: policy $(cat "$ectx/policy"), threshold $(cat "$ectx/threshold")"
+configured "$edu" threshold 33
+ectx=$ctx
 # Not the DMA API's default domain's: the one flushpol_edu attached.
-[ "$ename" = "$(cat "$drv/context")" ] ||
-	fail "$elink leads to $ename, flushpol_edu's domain is $(cat "$drv/context")"
-grep -q '\[threshold\]' "$ectx/policy" ||
-	fail "$ename: policy $(cat "$ectx/policy"), device_policy asked for threshold"
-[ "$(cat "$ectx/threshold")" = 33 ] ||
-	fail "$ename: threshold $(cat "$ectx/threshold"), device_policy asked for 33"
+[ "$name" = "$(cat "$drv/context")" ] ||
+	fail "$edu's link leads to $name, flushpol_edu's domain is $(cat "$drv/context")"
 [ "$(cat "$ectx/stats/unmaps")" = 0 ] ||
-	fail "$ename: $(cat "$ectx/stats/unmaps") unmaps before any I/O"
-dmesg | grep -qF "flushpol: $ename: created for $edu, strict" ||
-	fail "no \"$ename: created for $edu\" in the log"
-dmesg | grep -qF "flushpol: $ename: device_policy for $edu applied" ||
-	fail "no \"$ename: device_policy for $edu applied\" in the log"
-dmesg | grep -F "flushpol: $ename: " | sed 's/^/bydev: log: /'
-fp_status_check "$edu"
+	fail "$name: $(cat "$ectx/stats/unmaps") unmaps before any I/O"
 # edu_check SIZE POLICY: one check of SIZE in 4K pages, the device's
 # DMA seeing the new pages; then its commands must be POLICY's only.
 edu_check()
@@ -103,6 +100,7 @@ edu_check()
 }
 edu_check 262144 asid
 edu_check 65536 va
+ctx=$nvme_ctx name=$nvme_name
 
 dd if=/dev/urandom of=/tmp/data bs=1M count=8 2>/dev/null
 want=$(md5sum < /tmp/data)
