@@ -12,7 +12,13 @@
 # a build/ of an include/ and a .config).  Then turning it on and going
 # back, on the kernels with headers whose image is in /boot, each step
 # checked in GRUB's configuration (grub-mkconfig -o a file of ours, and
-# the /boot/grub/grub.cfg update-grub writes) and in the initramfs:
+# the /boot/grub/grub.cfg update-grub writes) and in the initramfs.  At
+# least two such kernels, so that a maintainer script that rebuilds one
+# initramfs only (update-initramfs -u without -k all: the newest kernel's)
+# fails: where the host has one, Debian's image of the other kernel with
+# headers (bookworm's 6.1) is unpacked from its .deb into /boot and
+# /lib/modules for the run, as installing it would put it there, and
+# taken away at the end.
 #  - installed, it is off: no entry has initcall_blacklist=arm_smmu_driver_init
 #  - flushpol-boot enable: every normal entry has it, no recovery entry;
 #    each initramfs holds flushpol_smmuv3 and loads it (conf/modules)
@@ -28,10 +34,11 @@
 # with the option only for a kernel whose initramfs loads flushpol_smmuv3.
 # Then apt remove must leave /usr/src, /var/lib/dkms and /lib/modules
 # holding the same files as before, and apt purge the conffiles gone.
-# /boot/grub/grub.cfg and the initramfs images are put back as they were
-# in the EXIT trap.  Needs root.  Refuses to run if flushpol-dkms is
-# installed (it is the machine's then, not ours to remove); holds
-# scripts/dkms-check.sh's lock, as both use the same dkms registration.
+# /boot/grub/grub.cfg and the initramfs images are put back as they were,
+# and the second kernel's files taken away, in the EXIT trap.  Needs root.
+# Refuses to run if flushpol-dkms is installed (it is the machine's then,
+# not ours to remove); holds scripts/dkms-check.sh's lock, as both use
+# the same dkms registration.
 
 # shellcheck disable=SC2317 # cleanup runs from the EXIT trap
 set -euo pipefail
@@ -66,6 +73,7 @@ cfg=/etc/default/grub.d/flushpol.cfg
 failed=0
 made_grub_dir=
 made_grub_cfg=
+staged=
 
 # Names only: what apt remove must leave as apt install found it.  dkms
 # makes its module-signing key (/var/lib/dkms/mok.*) at its first build on
@@ -97,6 +105,7 @@ cleanup()
 		cp -p "$work/boot/grub.cfg" /boot/grub/grub.cfg
 	fi
 	[ -z "$made_grub_dir" ] || rmdir /boot/grub 2>/dev/null || true
+	[ -z "$staged" ] || unstage_kernel
 	rm -rf "$work"
 	exit "$rc"
 }
@@ -112,18 +121,80 @@ mapfile -t kvers < <(for d in /lib/modules/*/build; do
 running=$(uname -r)
 log "kernels with headers: ${kvers[*]}; running: $running"
 
+# stage_kernel K: Debian's image of kernel K (its .deb cached in
+# $FLUSHPOL_CACHE/amd64) into /boot and /lib/modules/K, as dpkg would put
+# it there, for this run; unstage_kernel takes away what it added and puts
+# back K's modules.* files as they were.
+stage_kernel()
+{
+	local dir=${FLUSHPOL_CACHE:-/var/cache/flushpol}/amd64/linux-image-$1 f
+	if [ ! -e "$dir/.unpacked" ]; then
+		rm -rf "$dir"
+		mkdir -p "$dir/debs"
+		dl() (cd "$dir/debs" && apt-get download -q \
+			-o APT::Sandbox::User=root "linux-image-$1" >&2)
+		dl "$1" || { apt-get update -q >&2 </dev/null && dl "$1"; } ||
+			die "apt-get download linux-image-$1 failed"
+		dpkg -x "$dir"/debs/linux-image-*.deb "$dir/root"
+		rm -rf "$dir/debs"
+		touch "$dir/.unpacked"
+	fi
+	staged=$1
+	mkdir -p "$work/staged-mods"
+	cp -p "/lib/modules/$1"/modules.* "$work/staged-mods/" 2>/dev/null || true
+	(cd "$dir/root" && find boot "lib/modules/$1" -mindepth 1 -maxdepth 1) \
+		>"$work/staged"
+	while read -r f; do
+		[ ! -e "/$f" ] || die "/$f is there already: not staging $1"
+	done <"$work/staged"
+	# Hard links: the same file system, and nothing here writes to them.
+	while read -r f; do
+		cp -al "$dir/root/$f" "/$f"
+	done <"$work/staged"
+	depmod "$1"
+}
+
+unstage_kernel()
+{
+	local f
+	while read -r f; do
+		rm -rf "/${f:?}"
+	done <"$work/staged"
+	rm -f "/boot/initrd.img-$staged" "/lib/modules/$staged"/modules.*
+	for f in "$work/staged-mods"/*; do
+		[ ! -e "$f" ] || cp -p "$f" "/lib/modules/$staged/"
+	done
+	staged=
+}
+
+# The kernels GRUB lists that flushpol is built for: those with headers
+# whose image (and config, which mkinitramfs reads) is in /boot.
+boot_kernels()
+{
+	boot=()
+	for k in "${kvers[@]}"; do
+		[ -f "/boot/vmlinuz-$k" ] && [ -f "/boot/config-$k" ] && boot+=("$k")
+	done
+}
+boot_kernels
+[ ${#boot[@]} -gt 0 ] ||
+	die "no kernel with headers has its image in /boot (install linux-image-$FP_KVER_612)"
+if [ ${#boot[@]} -lt 2 ]; then
+	for k in "${kvers[@]}"; do
+		[ -f "/boot/vmlinuz-$k" ] && continue
+		log "a second kernel in /boot: linux-image-$k, unpacked for this run"
+		stage_kernel "$k"
+		break
+	done
+	boot_kernels
+	[ ${#boot[@]} -ge 2 ] ||
+		die "one kernel in /boot (${boot[*]}), and no other with headers to stage"
+fi
+
 # Kernels without their image get modules.* from dkms' depmod: note which
 # were there, to put them back (as scripts/dkms-check.sh does).
 snapshot >"$work/before"
 
-# The kernels GRUB lists that flushpol is built for: those with headers
-# whose image (and config, which mkinitramfs reads) is in /boot.
-boot=()
-for k in "${kvers[@]}"; do
-	[ -f "/boot/vmlinuz-$k" ] && [ -f "/boot/config-$k" ] && boot+=("$k")
-done
-[ ${#boot[@]} -gt 0 ] ||
-	die "no kernel with headers has its image in /boot (install linux-image-$FP_KVER_612)"
 mkdir -p "$work/boot"
 for k in "${boot[@]}"; do
 	[ -f "/boot/initrd.img-$k" ] || update-initramfs -c -k "$k" >&2 ||
