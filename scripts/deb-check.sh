@@ -140,7 +140,6 @@ stage_kernel()
 		rm -rf "$dir/debs"
 		touch "$dir/.unpacked"
 	fi
-	staged=$1
 	mkdir -p "$work/staged-mods"
 	cp -p "/lib/modules/$1"/modules.* "$work/staged-mods/" 2>/dev/null || true
 	(cd "$dir/root" && find boot "lib/modules/$1" -mindepth 1 -maxdepth 1) \
@@ -148,6 +147,8 @@ stage_kernel()
 	while read -r f; do
 		[ ! -e "/$f" ] || die "/$f is there already: not staging $1"
 	done <"$work/staged"
+	# From here the EXIT trap takes away what the list names.
+	staged=$1
 	# Hard links: the same file system, and nothing here writes to them.
 	while read -r f; do
 		cp -al "$dir/root/$f" "/$f"
