@@ -6,7 +6,8 @@
 #   e2e 6.1      Debian 12's arm64 6.1: the QEMU end to end test
 #   trixie       Debian 13: apt install of the .deb in a cached trixie root
 #                (scripts/trixie-root.sh) for its amd64 6.12 and
-#                trixie-backports' newest 7.x, dkms for both arm64
+#                trixie-backports' newest 7.x, flushpol-boot's steps in
+#                its GRUB entries and initramfs, dkms for both arm64
 #   e2e/fio 6.12+deb13, e2e/fio 7.x
 #                the end to end test and fio integrity on Debian 13's arm64
 #                6.12 and on trixie-backports' newest arm64 7.x

@@ -9,7 +9,13 @@
 #  - amd64: apt install ./flushpol-dkms_VER_all.deb in the root, where
 #    the kernels' amd64 headers are installed; dh-dkms' postinst builds it
 #    for each, and dkms status must say installed, the modules' vermagic
-#    the kernel's; then apt remove, and dkms must know nothing more.
+#    the kernel's; then flushpol-boot's steps, checked in GRUB's entries
+#    and the initramfs of each of those kernels whose image is in the
+#    root, as scripts/deb-check.sh checks them on this host (the same
+#    code, scripts/boot-check.sh: enable, a kernel without the module in
+#    /boot, disable, apt remove while enabled; grub2-common is installed
+#    into the root for grub-mkconfig and update-grub); then apt remove,
+#    and dkms must know nothing more.
 #  - arm64: what the QEMU rig does (scripts/qemu/dkms-install.sh): the
 #    package's sources through dkms add, build, install, cross-built in the
 #    root, into build/deb-check-trixie/qemu-FP_KVER.
@@ -51,16 +57,30 @@ src=${FLUSHPOL_DEB:-$("$here/deb.sh")}
 deb=$work/${src##*/}
 mkdir -p "$FP_TOP/build/deb"
 flock "$FP_TOP/build/deb/.lock" cp "$src" "$deb"
+troot=$("$here/trixie-root.sh")
+fakeimg=/boot/vmlinuz-5.10.0-0-flushpol-fake
+made_grub_dir=
 cleanup()
 {
 	local rc=$?
 	trap - EXIT
 	in_root apt-get purge -y -q flushpol-dkms >/dev/null 2>&1 </dev/null || true
+	rm -f "$troot$fakeimg"
+	[ -z "$made_grub_dir" ] || rm -rf "$troot/boot/grub"
 	exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 in_root apt-get purge -y -q flushpol-dkms >/dev/null 2>&1 </dev/null || true
+in_root apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=900 \
+	grub2-common >"$work/grub-install.log" 2>&1 </dev/null ||
+	{ cat "$work/grub-install.log" >&2; die "apt install grub2-common in the trixie root failed"; }
+# update-grub writes /boot/grub/grub.cfg only where it is already.
+if [ ! -d "$troot/boot/grub" ]; then
+	mkdir "$troot/boot/grub"
+	: >"$troot/boot/grub/grub.cfg"
+	made_grub_dir=1
+fi
 
 log "apt install $deb in the trixie root (kernels: ${amd64[*]})"
 in_root apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=900 \
@@ -83,9 +103,27 @@ for k in "${amd64[@]}"; do
 	[[ $r == PASS* ]] || failed=1
 	result[$k]=$r
 done
+
+# flushpol-boot's steps in the root, on its kernels with their image.
+bad() { log "FAIL: $*"; failed=1 boot_failed=1; }
+boot_failed=0
+boot=()
+for k in "${amd64[@]}"; do
+	[ ! -f "$troot/boot/vmlinuz-$k" ] || boot+=("$k")
+done
+[ ${#boot[@]} -gt 0 ] || die "no kernel of ${amd64[*]} has its image in the trixie root"
+log "GRUB and initramfs checks in the trixie root on ${boot[*]}"
+gc_root=$troot
+gc_in() { in_root "$@"; }
+# shellcheck source=scripts/boot-check.sh
+. "$here/boot-check.sh"
+boot_check_on
+boot_check_off
+
 log "apt remove flushpol-dkms in the trixie root"
 in_root apt-get remove -y -q flushpol-dkms >"$work/remove.log" 2>&1 </dev/null ||
 	{ cat "$work/remove.log" >&2; die "apt remove failed"; }
+boot_check_removed "$work/remove.log"
 st=$(in_root dkms status -m flushpol 2>&1)
 [ -z "$st" ] || die "dkms status after apt remove: $st"
 
@@ -113,4 +151,7 @@ for k in "$@"; do
 	[[ ${result[$a]} != PASS* ]] ||
 		"$here/kernel-table.sh" pass "$k" arm64 "DKMS (cross, trixie root)"
 done
+r=PASS
+[ "$boot_failed" = 0 ] || r="FAIL: see the FAIL lines above"
+echo "deb-check-trixie: flushpol-boot in GRUB and the initramfs (${boot[*]}): $r"
 exit "$failed"

@@ -12,7 +12,13 @@
 # a build/ of an include/ and a .config).  Then turning it on and going
 # back, on the kernels with headers whose image is in /boot, each step
 # checked in GRUB's configuration (grub-mkconfig -o a file of ours, and
-# the /boot/grub/grub.cfg update-grub writes) and in the initramfs:
+# the /boot/grub/grub.cfg update-grub writes) and in the initramfs.  At
+# least two such kernels, so that a maintainer script that rebuilds one
+# initramfs only (update-initramfs -u without -k all: the newest kernel's)
+# fails: where the host has one, Debian's image of the other kernel with
+# headers (bookworm's 6.1) is unpacked from its .deb into /boot and
+# /lib/modules for the run, as installing it would put it there, and
+# taken away at the end.
 #  - installed, it is off: no entry has initcall_blacklist=arm_smmu_driver_init
 #  - flushpol-boot enable: every normal entry has it, no recovery entry;
 #    each initramfs holds flushpol_smmuv3 and loads it (conf/modules)
@@ -30,10 +36,13 @@
 # for scripts/qemu/grub-boot.sh, which boots its entries through GRUB.
 # Then apt remove must leave /usr/src, /var/lib/dkms and /lib/modules
 # holding the same files as before, and apt purge the conffiles gone.
-# /boot/grub/grub.cfg and the initramfs images are put back as they were
-# in the EXIT trap.  Needs root.  Refuses to run if flushpol-dkms is
-# installed (it is the machine's then, not ours to remove); holds
-# scripts/dkms-check.sh's lock, as both use the same dkms registration.
+# /boot/grub/grub.cfg and the initramfs images are put back as they were,
+# and the second kernel's files taken away, in the EXIT trap.  The checks
+# of each step are scripts/boot-check.sh's, which
+# scripts/deb-check-trixie.sh runs in the trixie root.  Needs root.
+# Refuses to run if flushpol-dkms is installed (it is the machine's then,
+# not ours to remove); holds scripts/dkms-check.sh's lock, as both use
+# the same dkms registration.
 
 # shellcheck disable=SC2317 # cleanup runs from the EXIT trap
 set -euo pipefail
@@ -63,11 +72,11 @@ deb=${FLUSHPOL_DEB:-$("$here/deb.sh")}
 work=$(mktemp -d /tmp/flushpol-deb.XXXXXX)
 fake=/lib/modules/5.10.0-0-flushpol-fake
 fakeimg=/boot/vmlinuz-${fake##*/}
-opt=initcall_blacklist=arm_smmu_driver_init
 cfg=/etc/default/grub.d/flushpol.cfg
 failed=0
 made_grub_dir=
 made_grub_cfg=
+staged=
 
 # Names only: what apt remove must leave as apt install found it.  dkms
 # makes its module-signing key (/var/lib/dkms/mok.*) at its first build on
@@ -99,6 +108,7 @@ cleanup()
 		cp -p "$work/boot/grub.cfg" /boot/grub/grub.cfg
 	fi
 	[ -z "$made_grub_dir" ] || rmdir /boot/grub 2>/dev/null || true
+	[ -z "$staged" ] || unstage_kernel
 	rm -rf "$work"
 	exit "$rc"
 }
@@ -114,18 +124,81 @@ mapfile -t kvers < <(for d in /lib/modules/*/build; do
 running=$(uname -r)
 log "kernels with headers: ${kvers[*]}; running: $running"
 
+# stage_kernel K: Debian's image of kernel K (its .deb cached in
+# $FLUSHPOL_CACHE/amd64) into /boot and /lib/modules/K, as dpkg would put
+# it there, for this run; unstage_kernel takes away what it added and puts
+# back K's modules.* files as they were.
+stage_kernel()
+{
+	local dir=${FLUSHPOL_CACHE:-/var/cache/flushpol}/amd64/linux-image-$1 f
+	if [ ! -e "$dir/.unpacked" ]; then
+		rm -rf "$dir"
+		mkdir -p "$dir/debs"
+		dl() (cd "$dir/debs" && apt-get download -q \
+			-o APT::Sandbox::User=root "linux-image-$1" >&2)
+		dl "$1" || { apt-get update -q >&2 </dev/null && dl "$1"; } ||
+			die "apt-get download linux-image-$1 failed"
+		dpkg -x "$dir"/debs/linux-image-*.deb "$dir/root"
+		rm -rf "$dir/debs"
+		touch "$dir/.unpacked"
+	fi
+	mkdir -p "$work/staged-mods"
+	cp -p "/lib/modules/$1"/modules.* "$work/staged-mods/" 2>/dev/null || true
+	(cd "$dir/root" && find boot "lib/modules/$1" -mindepth 1 -maxdepth 1) \
+		>"$work/staged"
+	while read -r f; do
+		[ ! -e "/$f" ] || die "/$f is there already: not staging $1"
+	done <"$work/staged"
+	# From here the EXIT trap takes away what the list names.
+	staged=$1
+	# Hard links: the same file system, and nothing here writes to them.
+	while read -r f; do
+		cp -al "$dir/root/$f" "/$f"
+	done <"$work/staged"
+	depmod "$1"
+}
+
+unstage_kernel()
+{
+	local f
+	while read -r f; do
+		rm -rf "/${f:?}"
+	done <"$work/staged"
+	rm -f "/boot/initrd.img-$staged" "/lib/modules/$staged"/modules.*
+	for f in "$work/staged-mods"/*; do
+		[ ! -e "$f" ] || cp -p "$f" "/lib/modules/$staged/"
+	done
+	staged=
+}
+
+# The kernels GRUB lists that flushpol is built for: those with headers
+# whose image (and config, which mkinitramfs reads) is in /boot.
+boot_kernels()
+{
+	boot=()
+	for k in "${kvers[@]}"; do
+		[ -f "/boot/vmlinuz-$k" ] && [ -f "/boot/config-$k" ] && boot+=("$k")
+	done
+}
+boot_kernels
+[ ${#boot[@]} -gt 0 ] ||
+	die "no kernel with headers has its image in /boot (install linux-image-$FP_KVER_612)"
+if [ ${#boot[@]} -lt 2 ]; then
+	for k in "${kvers[@]}"; do
+		[ -f "/boot/vmlinuz-$k" ] && continue
+		log "a second kernel in /boot: linux-image-$k, unpacked for this run"
+		stage_kernel "$k"
+		break
+	done
+	boot_kernels
+	[ ${#boot[@]} -ge 2 ] ||
+		die "one kernel in /boot (${boot[*]}), and no other with headers to stage"
+fi
+
 # Kernels without their image get modules.* from dkms' depmod: note which
 # were there, to put them back (as scripts/dkms-check.sh does).
 snapshot >"$work/before"
 
-# The kernels GRUB lists that flushpol is built for: those with headers
-# whose image (and config, which mkinitramfs reads) is in /boot.
-boot=()
-for k in "${kvers[@]}"; do
-	[ -f "/boot/vmlinuz-$k" ] && [ -f "/boot/config-$k" ] && boot+=("$k")
-done
-[ ${#boot[@]} -gt 0 ] ||
-	die "no kernel with headers has its image in /boot (install linux-image-$FP_KVER_612)"
 mkdir -p "$work/boot"
 for k in "${boot[@]}"; do
 	[ -f "/boot/initrd.img-$k" ] || update-initramfs -c -k "$k" >&2 ||
@@ -183,38 +256,11 @@ fi
 # shows every step that fails; the run fails at the end.
 bad() { log "FAIL: $*"; failed=1; }
 
-# The linux lines of grub.cfg $1, one a line: "normal|recovery VERSION
-# 0|1", 1 when the line has the option.
-entries()
-{
-	awk -v opt="$opt" '
-	/^[[:space:]]*menuentry / { rec = ($0 ~ /\(recovery mode\)/) }
-	/^[[:space:]]*linux[[:space:]]/ {
-		has = 0
-		for (i = 3; i <= NF; i++) if ($i == opt) has = 1
-		v = $2; sub(/^.*\/vmlinu[xz]-/, "", v)
-		print (rec ? "recovery" : "normal"), v, has
-	}' "$1"
-}
-
-# grub-mkconfig into $work/grub-$1.cfg, its stderr into grub-$1.err.
-gen()
-{
-	LC_ALL=C grub-mkconfig -o "$work/grub-$1.cfg" 2>"$work/grub-$1.err" ||
-		{ cat "$work/grub-$1.err" >&2; die "grub-mkconfig failed ($1)"; }
-}
-
-# 0 when kernel $1's initramfs holds flushpol_smmuv3 and loads it early
-# (initramfs-tools' force_load: its conf/modules names it).
-initrd_loads()
-{
-	local d=$work/unpacked
-	rm -rf "$d"
-	unmkinitramfs "/boot/initrd.img-$1" "$d" 2>/dev/null || return 1
-	[ -n "$(find "$d" -path '*/lib/modules/*' -name 'flushpol_smmuv3.ko*')" ] &&
-		find "$d" -path '*/conf/modules' -exec cat {} + >"$work/conf-modules" &&
-		grep -qx flushpol_smmuv3 "$work/conf-modules"
-}
+# The checks of each step (scripts/boot-check.sh), on this machine.
+gc_root=
+gc_in() { "$@"; }
+# shellcheck source=scripts/boot-check.sh
+. "$here/boot-check.sh"
 
 # Module file $1 (.ko, .ko.xz, .ko.zst or .ko.gz), uncompressed, on stdout.
 plain_ko()
@@ -227,74 +273,11 @@ plain_ko()
 	esac
 }
 
-# 0 when kernel $1's initramfs holds no flushpol module at all.
-initrd_clean()
-{
-	lsinitramfs "/boot/initrd.img-$1" >"$work/initrd-list" || return 1
-	! grep -q '/flushpol[^/]*\.ko' "$work/initrd-list"
-}
-
-# Step $1, grub.cfg $2: the option in every normal entry ($3 = 1) or in
-# none ($3 = 0), never in a recovery entry; and every entry with it is
-# for a kernel whose initramfs loads flushpol_smmuv3.
-expect()
-{
-	local step=$1 file=$2 want=$3 kind v has n=0
-	while read -r kind v has; do
-		n=$((n + 1))
-		if [ "$kind" = recovery ]; then
-			[ "$has" = 0 ] || bad "$step: the recovery entry for $v has $opt"
-		elif [ "$has" != "$want" ]; then
-			bad "$step: the normal entry for $v has $opt: $has, not $want"
-		fi
-		if [ "$has" = 1 ] && ! initrd_loads "$v"; then
-			bad "$step: $v's entry has $opt, but its initramfs does not load flushpol_smmuv3: no SMMU driver at boot"
-		fi
-	done < <(entries "$file")
-	[ "$n" -gt 0 ] || bad "$step: no linux entry in $file"
-	log "$step: $(entries "$file" | awk '{ print $1 "/" $2 "=" $3 }' | tr '\n' ' ')"
-}
-
-log "installed: off until flushpol-boot enable"
-gen installed
-expect installed "$work/grub-installed.cfg" 0
-for k in "${boot[@]}"; do
-	initrd_clean "$k" || bad "installed: $k's initramfs holds flushpol (not enabled)"
-done
-
-log "flushpol-boot enable"
-flushpol-boot enable >"$work/enable.log" 2>&1 ||
-	{ cat "$work/enable.log" >&2; bad "flushpol-boot enable failed"; }
-gen enable
-expect enable "$work/grub-enable.cfg" 1
-# What scripts/qemu/grub-boot.sh boots through GRUB: these entries' lines.
+boot_check_on
+# What scripts/qemu/grub-boot.sh boots through GRUB: the enable step's
+# entries.
 mkdir -p "$FP_TOP/build/deb-check"
 cp "$work/grub-enable.cfg" "$FP_TOP/build/deb-check/grub-enable.cfg"
-expect "enable (update-grub's /boot/grub/grub.cfg)" /boot/grub/grub.cfg 1
-for k in "${boot[@]}"; do
-	initrd_loads "$k" || bad "enable: $k's initramfs does not load flushpol_smmuv3"
-done
-flushpol-boot status >"$work/status-enable" 2>&1 || true
-{ grep -q '^enabled' "$work/status-enable" &&
-  grep -q "^boot option: $opt" "$work/status-enable"; } ||
-	{ cat "$work/status-enable" >&2; bad "enable: flushpol-boot status does not say so"; }
-
-log "a kernel without flushpol_smmuv3 in /boot: $fakeimg"
-: >"$fakeimg"
-/etc/kernel/postinst.d/zz-flushpol "${fake##*/}" >"$work/hook.log" 2>&1 ||
-	bad "the kernel postinst hook failed"
-grep -q "WARNING: .*${fake##*/}" "$work/hook.log" ||
-	{ cat "$work/hook.log" >&2; bad "the kernel postinst hook does not warn about ${fake##*/}"; }
-gen fake
-expect "kernel without it" "$work/grub-fake.cfg" 0
-grep -q "WARNING: $opt withheld.* ${fake##*/}" "$work/grub-fake.err" ||
-	{ cat "$work/grub-fake.err" >&2; bad "grub-mkconfig does not name ${fake##*/} as lacking flushpol_smmuv3"; }
-flushpol-boot status >"$work/status-fake" 2>&1 || true
-grep -q "^boot option: withheld.*${fake##*/}" "$work/status-fake" ||
-	{ cat "$work/status-fake" >&2; bad "flushpol-boot status does not say withheld"; }
-rm -f "$fakeimg"
-gen unfake
-expect "that kernel gone" "$work/grub-unfake.cfg" 1
 
 log "apt install --reinstall $deb (an upgrade)"
 stamp=$work/stamp
@@ -317,33 +300,14 @@ done
 gen upgrade
 expect upgrade "$work/grub-upgrade.cfg" 1
 
-log "flushpol-boot disable"
-flushpol-boot disable >"$work/disable.log" 2>&1 ||
-	{ cat "$work/disable.log" >&2; bad "flushpol-boot disable failed"; }
-gen disable
-expect disable "$work/grub-disable.cfg" 0
-expect "disable (update-grub's /boot/grub/grub.cfg)" /boot/grub/grub.cfg 0
-for k in "${boot[@]}"; do
-	initrd_clean "$k" || bad "disable: $k's initramfs still holds flushpol"
-done
-
-flushpol-boot enable >"$work/enable2.log" 2>&1 ||
-	{ cat "$work/enable2.log" >&2; bad "flushpol-boot enable (again) failed"; }
-expect "enabled again" /boot/grub/grub.cfg 1
+boot_check_off
 
 rm -rf "$fake"
 log "apt remove $pkg, enabled"
 DEBIAN_FRONTEND=noninteractive apt-get remove -y -q -o DPkg::Lock::Timeout=900 \
 	"$pkg" >"$work/remove.log" 2>&1 </dev/null ||
 	{ cat "$work/remove.log" >&2; die "apt remove failed"; }
-grep -q "WARNING: removing flushpol-dkms while flushpol-boot is enabled" "$work/remove.log" ||
-	{ cat "$work/remove.log" >&2; bad "remove: no warning that it was enabled"; }
-gen remove
-expect remove "$work/grub-remove.cfg" 0
-expect "remove (update-grub's /boot/grub/grub.cfg)" /boot/grub/grub.cfg 0
-for k in "${boot[@]}"; do
-	initrd_clean "$k" || bad "remove: $k's initramfs still holds flushpol"
-done
+boot_check_removed "$work/remove.log"
 # Its conffiles stay until purged (the .cfg with FLUSHPOL_ENABLE=yes).
 st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null) || st=
 [ -z "$st" ] || [[ $st == un* ]] || [[ $st == pn* ]] || [[ $st == rc* ]] ||

@@ -64,10 +64,11 @@ for append in "" iommu.strict=0 iommu.passthrough=1; do
 		sed -n 's/\r$//; s/^user-view: //p' \
 			"$out/run/guest-nvme/console.log" >"$out/user-view.txt"
 done
-# Configured by device: the NVMe at a fixed address, its settings on the
+# Configured by device: the NVMe at a fixed address and the edu device at
+# the first free one (run-guest.sh names it first), their settings on the
 # command line, checked before any I/O (e2e/guest-nvme-bydev.sh).
-log "NVMe configured by flushpol.device_policy"
-GUEST_KMODS=nvme GUEST_APPEND="flushpol.device_policy=0000:00:03.0=asid:threshold=77" \
+log "NVMe and edu configured by flushpol.device_policy"
+GUEST_KMODS=nvme GUEST_APPEND="flushpol.device_policy=0000:00:03.0=asid:threshold=77,0000:00:01.0=threshold:threshold=33" \
 QEMU_EXTRA="-drive file=$img,if=none,id=nvm,format=raw -device nvme,serial=fp,drive=nvm,addr=03.0" \
 	"$here/run-guest.sh" "$FP_TOP/e2e/guest-nvme-bydev.sh" 600
 # Junk in every option (scripts/kunit.sh's junk_args): each warned about,
