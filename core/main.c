@@ -57,6 +57,24 @@ int fp_param_refuse(const struct kernel_param *kp, const char *val,
 }
 EXPORT_SYMBOL_GPL(fp_param_refuse);
 
+static int fp_param_set_bool(const char *val, const struct kernel_param *kp)
+{
+	const char *kept = *(bool *)kp->arg ? "1" : "0";
+
+	return param_set_bool(val, kp) ? fp_param_refuse(kp, val, kept) : 0;
+}
+
+/*
+ * fp_param_bool_ops - a bool module parameter whose junk at load is
+ * warned about (fp_param_refuse()); a bare name means 1, as for a bool.
+ */
+const struct kernel_param_ops fp_param_bool_ops = {
+	.flags = KERNEL_PARAM_OPS_FL_NOARG,
+	.set = fp_param_set_bool,
+	.get = param_get_bool,
+};
+EXPORT_SYMBOL_GPL(fp_param_bool_ops);
+
 static char fp_default_policy_name[FP_NAME_MAX] = FP_POLICY_AUTO;
 
 static void fp_default_policy_load_fn(struct work_struct *work);

@@ -267,6 +267,7 @@ struct kernel_param;
 bool fp_param_live(const struct kernel_param *kp);
 int fp_param_refuse(const struct kernel_param *kp, const char *val,
 		    const char *fallback);
+extern const struct kernel_param_ops fp_param_bool_ops;
 
 int fp_policy_register(struct fp_policy *pol);
 int fp_policy_unregister(struct fp_policy *pol);

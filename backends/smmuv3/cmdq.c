@@ -162,6 +162,18 @@ static u64 cmdq_now(struct smmuv3_cmdq *cmdq)
 	return ktime_get_ns();
 }
 
+/* One step of a wait: a poll's spin, then a back-off step each. */
+static void cmdq_backoff(struct smmuv3_cmdq *cmdq,
+			 struct smmuv3_cmdq_budget *b)
+{
+	if (b->spins < SMMUV3_CMDQ_SPIN) {
+		b->spins++;
+		cpu_relax();
+	} else {
+		cmdq_delay(cmdq);
+	}
+}
+
 /* Under @lock: whether another CPU waits to take it. */
 static bool cmdq_contended(struct smmuv3_cmdq *cmdq)
 {
@@ -412,12 +424,7 @@ static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
 			WRITE_ONCE(cmdq->stuck, cons + 1);
 			return -ETIMEDOUT;
 		}
-		if (b->spins < SMMUV3_CMDQ_SPIN) {
-			b->spins++;
-			cpu_relax();
-		} else {
-			cmdq_delay(cmdq);
-		}
+		cmdq_backoff(cmdq, b);
 	}
 }
 
@@ -813,12 +820,7 @@ static int cmdq_wait_recovery(struct smmuv3_cmdq *cmdq, u64 snap,
 			return -EDEADLK;
 		if (cmdq_now(cmdq) - start >= bound)
 			return -ETIMEDOUT;
-		if (b->spins < SMMUV3_CMDQ_SPIN) {
-			b->spins++;
-			cpu_relax();
-		} else {
-			cmdq_delay(cmdq);
-		}
+		cmdq_backoff(cmdq, b);
 	}
 	return 0;
 }

@@ -25,20 +25,7 @@
 bool force_no_ril;
 
 /* Junk at load is warned about, not a failed load: no SMMU driver then. */
-static int smmuv3_force_no_ril_set(const char *val,
-				   const struct kernel_param *kp)
-{
-	return param_set_bool(val, kp) ?
-	       fp_param_refuse(kp, val, force_no_ril ? "1" : "0") : 0;
-}
-
-/* NOARG, as a bool's: a bare force_no_ril means 1. */
-static const struct kernel_param_ops smmuv3_force_no_ril_ops = {
-	.flags = KERNEL_PARAM_OPS_FL_NOARG,
-	.set = smmuv3_force_no_ril_set,
-	.get = param_get_bool,
-};
-module_param_cb(force_no_ril, &smmuv3_force_no_ril_ops, &force_no_ril, 0644);
+module_param_cb(force_no_ril, &fp_param_bool_ops, &force_no_ril, 0644);
 MODULE_PARM_DESC(force_no_ril,
 		 "Ignore IDR3.RIL in domains created from now on: invalidate by single address, as SMMUv3.0-3.1 must");
 

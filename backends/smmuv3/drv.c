@@ -33,19 +33,7 @@
 static bool cmdq_share = true;
 
 /* Junk at load is warned about, not a failed load: no SMMU driver then. */
-static int smmuv3_cmdq_share_set(const char *val,
-				 const struct kernel_param *kp)
-{
-	return param_set_bool(val, kp) ?
-	       fp_param_refuse(kp, val, cmdq_share ? "1" : "0") : 0;
-}
-
-static const struct kernel_param_ops smmuv3_cmdq_share_ops = {
-	.flags = KERNEL_PARAM_OPS_FL_NOARG,
-	.set = smmuv3_cmdq_share_set,
-	.get = param_get_bool,
-};
-module_param_cb(cmdq_share, &smmuv3_cmdq_share_ops, &cmdq_share, 0444);
+module_param_cb(cmdq_share, &fp_param_bool_ops, &cmdq_share, 0444);
 MODULE_PARM_DESC(cmdq_share,
 		 "Let a CPU leave its CMD_SYNC to another waiting for the command queue (default 1): fewer CMD_SYNCs under concurrent strict unmaps; 0 writes one per sync call, as upstream");
 
