@@ -1753,6 +1753,7 @@ struct fpt_share {
 	struct task_struct *cpus[4];	/* each a CPU of its own, else CPU 0 */
 	int ret2;
 	unsigned long syncs2;	/* CMD_SYNCs consumed when @second's call returned */
+	u64 published2;		/* CMDQ_PROD's position when @second ran */
 };
 
 static struct fpt_share *fpt_share_cur;
@@ -2346,6 +2347,34 @@ static void sync_on_top_of_recovery_does_not_wait_for_it(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
 }
 
+/*
+ * A caller that leaves its CMD_SYNC to another CPU still moves CMDQ_PROD
+ * past its commands before it waits: the SMMU performs them while the
+ * CMD_SYNC is written, and nothing it wrote waits for the next holder to
+ * be published (on MMU-700, a window's CMD_SYNC it inserted).
+ */
+static void fpt_second_sees_published(struct fpt_share *s)
+{
+	s->published2 = READ_ONCE(s->f->smmu.cmdq.published);
+	fpt_second_leaf(s);
+}
+
+static void sharer_publishes_before_it_waits(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+
+	s->contended = 1;
+	s->second = fpt_second_sees_published;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_TRUE(test, s->ran);
+	/* Its TLBI was past CMDQ_PROD when the other CPU took the lock. */
+	KUNIT_EXPECT_EQ(test, s->published2, 1);
+	KUNIT_EXPECT_EQ(test, s->ret2, 0);
+	KUNIT_EXPECT_EQ(test, f->syncs, 1);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -2395,6 +2424,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(recovery_wait_bounded_while_queue_moves),
 	KUNIT_CASE(recovery_waiter_answers_once_another_covers_it),
 	KUNIT_CASE(sync_on_top_of_recovery_does_not_wait_for_it),
+	KUNIT_CASE(sharer_publishes_before_it_waits),
 	{}
 };
 
