@@ -25,9 +25,9 @@
  * that finds SMMUV3_CMDQ_SHARE_MAX or more commands waiting for a
  * CMD_SYNC as it lets the lock go writes one rather than hand the duty
  * on, so a CMD_SYNC follows within that many commands and one caller's
- * batch (32 from flush.c); and on
- * MMU-700 cmdq_joins_window() still ends a window with a CMD_SYNC before
- * a command of another kind, or past @force_sync_after, whoever owes it.
+ * batch (32 from flush.c); and on MMU-700 cmdq_joins_window() still ends
+ * a window with a CMD_SYNC before a command of another kind, or past
+ * @force_sync_after, whoever owes it.
  * A recovery never leaves its CMD_SYNCs to another CPU: its CFGI_ALL's
  * completes before its TLBI_NSNH_ALL is written.  A shared CMD_SYNC that
  * times out is a loss for each caller that waited for it, each counting
@@ -663,11 +663,12 @@ static noinline int cmdq_await_sync(struct smmuv3_cmdq *cmdq, u64 owe,
 		*pos = cmdq->sync_pos - 1;
 	} else {
 		ret = cmdq_put(cmdq, sync, &flags, b, pos);
-		if (!ret)
+		if (!ret) {
 			cmdq->fallbacks++;
-		else
+		} else {
 			dropped = 1;
-		first = sync[0];
+			first = sync[0];
+		}
 	}
 	cmdq_settle(cmdq, &flags, b, &dropped, &first);
 	cmdq_publish(cmdq);
@@ -793,8 +794,8 @@ static int cmdq_recover(struct smmuv3_cmdq *cmdq,
  * it ends or a recovery covering the losses the caller saw (@snap) has
  * completed, whoever ran it.  Until one bound of time after @start, for
  * all of a call's waits, whether CMDQ_CONS moves or not: CMDQ_CONS is no
- * sign of the recovery's
- * progress, since other CPUs' commands move it too, and a recovering CPU
+ * sign of the recovery's progress, since other CPUs' commands move it
+ * too, and a recovering CPU
  * that is preempted (PREEMPT_RT, or a vCPU the host does not run) holds
  * the flag as long as it is off the CPU.  Then -ETIMEDOUT, and the caller
  * recovers on its own: two recoveries at once are each complete, and
@@ -807,7 +808,6 @@ static int cmdq_wait_recovery(struct smmuv3_cmdq *cmdq, u64 snap,
 			      u64 start, struct smmuv3_cmdq_budget *b)
 {
 	u64 bound = (u64)cmdq->timeout_us * NSEC_PER_USEC;
-
 	u32 owner;
 
 	/* Its end ordered before what the caller reads of @recovered. */
