@@ -136,6 +136,7 @@ struct fp_context *fp_context_create(const struct fp_context_cfg *cfg,
 	kobject_init(&ctx->kobj, &fp_context_ktype);
 	ctx->cfg = *cfg;
 	mutex_init(&ctx->lock);
+	fp_batcher_init(&ctx->batcher);
 	ctx->threshold = fp_default_threshold() ?: cfg->default_threshold;
 	ctx->backend_policy = cfg->default_policy;
 	truncated = snprintf(ctx->name, sizeof(ctx->name), "%s-%s%u",

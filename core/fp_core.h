@@ -72,6 +72,38 @@ struct fp_stats {
 	atomic64_t lat_pending_ns;
 };
 
+/*
+ * The batch policy's combining of concurrent strict unmaps (policy/batch.c):
+ * two batches, one filling while the other is sent.  A gather too many
+ * for a batch's list, or pages past the threshold, make it go by context.
+ */
+#define FP_BATCH_GATHERS	16
+
+struct fp_batch {
+	unsigned int n;
+	unsigned long pages;
+	bool whole;
+	struct {
+		unsigned long iova;
+		size_t size, granule;
+	} g[FP_BATCH_GATHERS];
+};
+
+/*
+ * @open: the number of the batch gathers join, in @b[@open & 1];
+ * @done: the last batch whose invalidation completed (its sync returned);
+ * @leader: CPU + 1 of whoever sends batch @open - 1, 0 while none does.
+ * @open and @leader change, and batches fill, under @lock; @done is
+ * stored under it too, and read without it.
+ */
+struct fp_batcher {
+	raw_spinlock_t lock;
+	unsigned long open;
+	unsigned long done;
+	int leader;
+	struct fp_batch b[2];
+};
+
 struct fp_context {
 	struct kobject kobj;
 	char name[FP_CONTEXT_NAME_MAX];
@@ -113,6 +145,8 @@ struct fp_context {
 	 * timed, by the policy or by the core's one-leaf path.
 	 */
 	struct fp_estimate est ____cacheline_aligned_in_smp;
+	/* Written by every CPU unmapping under batch, by nobody otherwise. */
+	struct fp_batcher batcher ____cacheline_aligned_in_smp;
 };
 
 static inline void fp_stat_add(struct fp_context *ctx, enum fp_stat s, u64 n)
@@ -368,6 +402,9 @@ extern struct fp_policy fp_policy_range;
 extern struct fp_policy fp_policy_asid;
 extern struct fp_policy fp_policy_nonstrict;
 extern struct fp_policy fp_policy_threshold;
+extern struct fp_policy fp_policy_batch;
+void fp_batcher_init(struct fp_batcher *bt);
+unsigned long fp_batch_wait_set(unsigned long ns);	/* for the tests */
 
 /* &fp_context.leaf: an enum fp_one_leaf, and whether to time the flush. */
 #define FP_LEAFMODE_ONE		0x3
@@ -391,7 +428,7 @@ static inline bool fp_policy_builtin(const struct fp_policy *pol)
 {
 	return pol == &fp_policy_va || pol == &fp_policy_range ||
 	       pol == &fp_policy_asid || pol == &fp_policy_nonstrict ||
-	       pol == &fp_policy_threshold;
+	       pol == &fp_policy_threshold || pol == &fp_policy_batch;
 }
 
 #endif /* _FP_CORE_H */

@@ -275,6 +275,7 @@ static struct fp_policy *const fp_builtin_policies[] = {
 	&fp_policy_asid,
 	&fp_policy_nonstrict,
 	&fp_policy_threshold,
+	&fp_policy_batch,
 };
 
 int fp_builtin_policies_register(void)

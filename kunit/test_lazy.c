@@ -27,7 +27,7 @@ static void lazy_context_defaults_to_nonstrict(struct kunit *test)
 	char buf[64];
 
 	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "va asid [nonstrict] threshold adaptive\n");
+	KUNIT_EXPECT_STREQ(test, buf, "va asid [nonstrict] threshold batch adaptive\n");
 	fpt_ctx_read(rig, "strict", buf, sizeof(buf));
 	KUNIT_EXPECT_STREQ(test, buf, "0\n");
 }

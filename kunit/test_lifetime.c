@@ -345,10 +345,10 @@ static void concurrent_writers_leave_consistent_state(struct kunit *test)
 
 	KUNIT_ASSERT_GT(test, fpt_ctx_read(rig, "policy", buf, sizeof(buf)),
 			0);
-	KUNIT_EXPECT_TRUE_MSG(test, !strcmp(buf, "[va] asid threshold adaptive\n") ||
-			      !strcmp(buf, "va [asid] threshold adaptive\n") ||
-			      !strcmp(buf, "va asid [threshold] adaptive\n") ||
-			      !strcmp(buf, "va asid threshold [adaptive]\n"),
+	KUNIT_EXPECT_TRUE_MSG(test, !strcmp(buf, "[va] asid threshold batch adaptive\n") ||
+			      !strcmp(buf, "va [asid] threshold batch adaptive\n") ||
+			      !strcmp(buf, "va asid [threshold] batch adaptive\n") ||
+			      !strcmp(buf, "va asid threshold batch [adaptive]\n"),
 			      "policy reads %s", buf);
 	fpt_expect_refcnt(test, "flushpol_adaptive",
 			  ada + !!strstr(buf, "[adaptive]"));

@@ -39,7 +39,7 @@ static void picks_threshold_128_by_itself(struct kunit *test)
 
 	KUNIT_EXPECT_STREQ(test, rig->name, "qcom.0-asid4");
 	fpt_expect_attr(test, rig, "backend", "qcom\n");
-	fpt_expect_attr(test, rig, "policy", "va asid [threshold] adaptive\n");
+	fpt_expect_attr(test, rig, "policy", "va asid [threshold] batch adaptive\n");
 	fpt_expect_attr(test, rig, "threshold", "128\n");
 	KUNIT_EXPECT_EQ(test, fp_context_threshold(rig->ctx), 128);
 }
@@ -71,7 +71,7 @@ static void sysfs_switches_policy_and_threshold(struct kunit *test)
 	fpt_qcom_unmap_64k(test, rig, 0, 1);
 
 	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "va\n", 3), 3);
-	fpt_expect_attr(test, rig, "policy", "[va] asid threshold adaptive\n");
+	fpt_expect_attr(test, rig, "policy", "[va] asid threshold batch adaptive\n");
 	fpt_qcom_unmap_64k(test, rig, 16, 0);
 
 	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "asid\n", 5), 5);
@@ -80,7 +80,7 @@ static void sysfs_switches_policy_and_threshold(struct kunit *test)
 	/* No range hardware on SMMUv2: refused, nothing changes. */
 	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "range\n", 6),
 			-EOPNOTSUPP);
-	fpt_expect_attr(test, rig, "policy", "va [asid] threshold adaptive\n");
+	fpt_expect_attr(test, rig, "policy", "va [asid] threshold batch adaptive\n");
 }
 
 #define Q(sz, pg, val, asid, sync, bl)					\

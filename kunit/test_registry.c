@@ -501,7 +501,7 @@ static void new_context_requests_no_module(struct kunit *test)
 	rig = fpt_reg_rig(test, 1);
 	KUNIT_EXPECT_EQ(test, fpt_modreq.n, 0);
 	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "[va] asid threshold adaptive\n");
+	KUNIT_EXPECT_STREQ(test, buf, "[va] asid threshold batch adaptive\n");
 }
 
 static int fpt_nop_sync(struct fp_context *ctx)
@@ -672,16 +672,16 @@ static void default_returns_context_to_backend_choice(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, "asid"), 0);
 	fp_context_set_lazy(rig->ctx, "nonstrict");
 	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "va [asid] nonstrict threshold adaptive\n");
+	KUNIT_EXPECT_STREQ(test, buf, "va [asid] nonstrict threshold batch adaptive\n");
 
 	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "default\n", 8), 8);
 	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "va asid [nonstrict] threshold adaptive\n");
+	KUNIT_EXPECT_STREQ(test, buf, "va asid [nonstrict] threshold batch adaptive\n");
 
 	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, "threshold"), 0);
 	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "auto", 4), 4);
 	fpt_ctx_read(rig, "policy", buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "va asid [nonstrict] threshold adaptive\n");
+	KUNIT_EXPECT_STREQ(test, buf, "va asid [nonstrict] threshold batch adaptive\n");
 }
 
 /* Bad run-time writes are refused and change nothing; 0 is the backend's. */
@@ -765,11 +765,11 @@ static void default_policy_param_picks_new_contexts(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, buf, "auto\n");
 	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, "asid\n", 5), 5);
 
-	fpt_new_ctx_expect(test, 1, "policy", "va [asid] threshold adaptive\n");
+	fpt_new_ctx_expect(test, 1, "policy", "va [asid] threshold batch adaptive\n");
 
 	/* A name this context cannot use falls back to the backend's pick. */
 	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_PARAM, "range", 5), 5);
-	fpt_new_ctx_expect(test, 2, "policy", "[va] asid threshold adaptive\n");
+	fpt_new_ctx_expect(test, 2, "policy", "[va] asid threshold batch adaptive\n");
 }
 
 static struct kunit_case fpt_registry_test_cases[] = {

@@ -137,7 +137,7 @@ static void plain_smmuv2_defaults_to_va(struct kunit *test)
 	char buf[64];
 
 	KUNIT_ASSERT_GT(test, fpt_ctx_read(rig, "policy", buf, sizeof(buf)), 0);
-	KUNIT_EXPECT_STREQ(test, buf, "[va] asid threshold adaptive\n");
+	KUNIT_EXPECT_STREQ(test, buf, "[va] asid threshold batch adaptive\n");
 	KUNIT_ASSERT_GT(test, fpt_ctx_read(rig, "backend", buf, sizeof(buf)), 0);
 	KUNIT_EXPECT_STREQ(test, buf, "smmuv2\n");
 }

@@ -338,7 +338,7 @@ static void context_follows_group_type_change(struct kunit *test)
 	snprintf(path, sizeof(path), "/sys/kernel/flushpol/contexts/fpt-v3-asid%u/policy",
 		 dom->flush.asid);
 	KUNIT_ASSERT_GT(test, fpt_read_file(path, buf, sizeof(buf)), 0);
-	KUNIT_EXPECT_STREQ(test, buf, "va asid [nonstrict] threshold adaptive\n");
+	KUNIT_EXPECT_STREQ(test, buf, "va asid [nonstrict] threshold batch adaptive\n");
 
 	smmuv3_domain_destroy(dom);
 	ida_destroy(&f->smmu.asids);

@@ -40,7 +40,7 @@ static void root_lists_registered_policies(struct kunit *test)
 
 	KUNIT_ASSERT_GT(test, fpt_read_file("/sys/kernel/flushpol/policies",
 					    buf, sizeof(buf)), 0);
-	KUNIT_EXPECT_STREQ(test, buf, "va range asid nonstrict threshold adaptive\n");
+	KUNIT_EXPECT_STREQ(test, buf, "va range asid nonstrict threshold batch adaptive\n");
 }
 
 static void context_directory_follows_context(struct kunit *test)
@@ -66,12 +66,12 @@ static void policy_lists_usable_with_active_bracketed(struct kunit *test)
 	struct fpt_rig *rig = fpt_sysfs_rig(test);
 
 	/* No range hardware, strict: neither range nor nonstrict offered. */
-	fpt_expect_attr(test, rig, "policy", "[va] asid threshold adaptive\n");
+	fpt_expect_attr(test, rig, "policy", "[va] asid threshold batch adaptive\n");
 	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "threshold\n", 10),
 			10);
-	fpt_expect_attr(test, rig, "policy", "va asid [threshold] adaptive\n");
+	fpt_expect_attr(test, rig, "policy", "va asid [threshold] batch adaptive\n");
 	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy", "  asid\t\n", 8), 8);
-	fpt_expect_attr(test, rig, "policy", "va [asid] threshold adaptive\n");
+	fpt_expect_attr(test, rig, "policy", "va [asid] threshold batch adaptive\n");
 }
 
 static void threshold_and_reset_accept_good_input(struct kunit *test)
@@ -187,7 +187,7 @@ static void longest_name_written_with_newline(struct kunit *test)
 					    sizeof(line) - 1),
 			sizeof(line) - 1);
 	fpt_expect_attr(test, rig, "policy",
-			"va asid threshold adaptive [fifteen_chars_p]\n");
+			"va asid threshold batch adaptive [fifteen_chars_p]\n");
 	/* One more is one too many, newline or not. */
 	KUNIT_EXPECT_EQ(test, fpt_ctx_write(rig, "policy",
 					    "fifteen_chars_pq\n", 17), -EINVAL);
@@ -312,11 +312,11 @@ static void device_policy_applied_at_attach(struct kunit *test)
 
 	/* Another device changes nothing. */
 	fp_context_link_device(rig->ctx, other);
-	fpt_expect_attr(test, rig, "policy", "[va] asid threshold adaptive\n");
+	fpt_expect_attr(test, rig, "policy", "[va] asid threshold batch adaptive\n");
 	fpt_expect_attr(test, rig, "threshold", "128\n");
 
 	fp_context_link_device(rig->ctx, dev);
-	fpt_expect_attr(test, rig, "policy", "va [asid] threshold adaptive\n");
+	fpt_expect_attr(test, rig, "policy", "va [asid] threshold batch adaptive\n");
 	fpt_expect_attr(test, rig, "threshold", "32\n");
 	fpt_expect_attr(test, rig, "adaptive/walk_ns", "200\n");
 	fpt_expect_attr(test, rig, "adaptive/tlb_entries", "64\n");

@@ -10,4 +10,9 @@ void fp_asid_flush_walk(struct fp_context *ctx, unsigned long iova,
 void fp_asid_flush_gather(struct fp_context *ctx,
 			  const struct iommu_iotlb_gather *gather);
 
+void fp_threshold_flush_walk(struct fp_context *ctx, unsigned long iova,
+			     size_t size, size_t granule);
+void fp_threshold_flush_gather(struct fp_context *ctx,
+			       const struct iommu_iotlb_gather *gather);
+
 #endif /* _FP_POLICY_H */

@@ -9,6 +9,7 @@
  * every built-in policy's, are not pinned (core/dispatch.c).
  */
 #include "../core/fp_core.h"
+#include "policy.h"
 
 static void fp_threshold_precise(struct fp_context *ctx, unsigned long iova,
 				 size_t size, size_t granule, bool leaf)
@@ -19,8 +20,8 @@ static void fp_threshold_precise(struct fp_context *ctx, unsigned long iova,
 		fp_inv_va_sync(ctx, iova, size, granule, leaf);
 }
 
-static void fp_threshold_flush_walk(struct fp_context *ctx, unsigned long iova,
-				    size_t size, size_t granule)
+void fp_threshold_flush_walk(struct fp_context *ctx, unsigned long iova,
+			     size_t size, size_t granule)
 {
 	if (size / granule > fp_context_threshold(ctx))
 		fp_flush_context(ctx);
@@ -28,8 +29,8 @@ static void fp_threshold_flush_walk(struct fp_context *ctx, unsigned long iova,
 		fp_threshold_precise(ctx, iova, size, granule, false);
 }
 
-static void fp_threshold_flush_gather(struct fp_context *ctx,
-				      const struct iommu_iotlb_gather *gather)
+void fp_threshold_flush_gather(struct fp_context *ctx,
+			       const struct iommu_iotlb_gather *gather)
 {
 	unsigned long pages = fp_gather_pages(gather);
 

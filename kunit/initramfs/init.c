@@ -299,7 +299,7 @@ static void pinned_while_used(void)
 	expect(!load_with("flushpol_adaptive", ""), "load adaptive", 0);
 	expect(!load_with("flushpol_holder", ""), "load holder", 0);
 	read_str(HOLDER_CTX "/policy", buf, sizeof(buf));
-	expect(!strcmp(buf, "va asid threshold [adaptive]\n"), "holder policy", 0);
+	expect(!strcmp(buf, "va asid threshold batch [adaptive]\n"), "holder policy", 0);
 
 	refused_while_used("flushpol_adaptive");
 	refused_while_used("flushpol_holder");

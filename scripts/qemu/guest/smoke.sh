@@ -14,7 +14,7 @@ for m in flushpol; do
 	grep -q "^$m " /proc/modules || fail "$m not in /proc/modules"
 done
 p=$(cat /sys/kernel/flushpol/policies)
-[ "$p" = "va range asid nonstrict threshold" ] || fail "policies: \"$p\""
+[ "$p" = "va range asid nonstrict threshold batch" ] || fail "policies: \"$p\""
 echo "smoke: policies: $p"
 
 # QEMU's edu device (1234:11e8): the PCI device the tests will drive.
