@@ -71,7 +71,7 @@ if [ "$smmu" = flushpol ]; then
 				for c in /sys/kernel/flushpol/contexts/*; do
 					# nonstrict is refused on a strict
 					# context (EOPNOTSUPP): fine.
-					for p in va range asid threshold nonstrict; do
+					for p in va range asid threshold batch nonstrict; do
 						echo "$p" 2>/dev/null > "$c/policy" || continue
 						if [ "$p" = threshold ]; then
 							r=$(( (r * 1103515245 + 12345) % 2147483648 ))

@@ -110,7 +110,7 @@ if [ -z "$ctx" ]; then
 	echo "nvme: identity: data intact"
 else
 	# By name, each built into the core.
-	policies="va range asid threshold"
+	policies="va range asid threshold batch"
 	[ $mode = strict ] || policies="nonstrict va"
 	for p in $policies; do
 		echo "$p" > "$ctx/policy"

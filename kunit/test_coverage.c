@@ -14,7 +14,7 @@
 #define FPT_IOVA	SZ_1G
 
 static const char *const fpt_cov_policies[] = {
-	"va", "range", "asid", "threshold", "adaptive",
+	"va", "range", "asid", "threshold", "adaptive", "batch",
 };
 
 static void fpt_cov_desc(const char *const *p, char *desc)
@@ -487,7 +487,7 @@ static const char *const fpt_v7s_policies[] = { "range", "asid", "threshold" };
 KUNIT_ARRAY_PARAM(fpt_v7s, fpt_v7s_policies, fpt_cov_desc);
 
 static const char *const fpt_v7s_strict_policies[] = {
-	"va", "range", "asid", "threshold", "adaptive",
+	"va", "range", "asid", "threshold", "adaptive", "batch",
 };
 
 KUNIT_ARRAY_PARAM(fpt_v7s_strict, fpt_v7s_strict_policies, fpt_cov_desc);

@@ -515,7 +515,7 @@ static int fpt_worker_fn(void *data)
 }
 
 static const char *const fpt_policy_names[] = {
-	"va", "asid", "threshold", "range", "nonstrict", "adaptive",
+	"va", "asid", "threshold", "range", "nonstrict", "adaptive", "batch",
 };
 
 static const unsigned int fpt_thresholds[] = {
