@@ -273,24 +273,26 @@ def check_fio_syncs(d, check):
     rows = {ln.split(" | ")[0].strip("| "): ln for ln in out.splitlines()
             if ln.startswith("| ") and "CMD_SYNC" not in ln}
     check(rows.get("va (share)", "").startswith(
-        "| va (share) | 0.45 (0.40 - 0.50) | 1.00 | 1.00 | 0.00 | 1.00 | 1.00 |"),
+        "| va (share) | 0.450 (0.400 - 0.500) | 1.000 | 1.000 | 0.000 | 1.000 "
+        "| 1.000 |"),
         f"fio-syncs: va sharing, its CMD_SYNCs with their spread: "
         f"{rows.get('va (share)')}")
     check(rows.get("threshold (share)", "").startswith(
-        "| threshold (share) | 1.00 | 1.00 | 1.00 | 0.00 | 1.00 | 1.00 |"),
+        "| threshold (share) | 1.000 | 1.000 | 1.000 | 0.000 | 1.000 "
+        "| 1.000 |"),
         f"fio-syncs: the second run of a boot, the policy switch before it "
         f"not counted: {rows.get('threshold (share)')}")
     check(rows.get("va (no share)", "").startswith(
-        "| va (no share) | 1.00 | 1.00 | 1.00 | 0.00 | 1.00 | 1.00 |"),
+        "| va (no share) | 1.000 | 1.000 | 1.000 | 0.000 | 1.000 | 1.000 |"),
         f"fio-syncs: va without sharing: {rows.get('va (no share)')}")
     check(rows.get("upstream-lazy", "").startswith(
-        "| upstream-lazy | 0.01 | - | 0.01 | 0.01 | 0.00 | 1.00 |"),
+        "| upstream-lazy | 0.014 | - | 0.014 | 0.014 | 0.000 | 1.000 |"),
         f"fio-syncs: the lazy flush queue's pairs are not marks: "
         f"{rows.get('upstream-lazy')}")
     tgt = [ln for ln in out.splitlines() if ln.startswith("- ")]
-    check(len(tgt) == 5 and tgt[0].endswith("`va (share)`, 0.50 (upstream "
-                                            "strict: 1.00): met")
-          and tgt[1].startswith("- `va (share)`: 0.50 CMD_SYNC")
+    check(len(tgt) == 5 and tgt[0].endswith("`va (share)`, 0.500 (upstream "
+                                            "strict: 1.000): met")
+          and tgt[1].startswith("- `va (share)`: 0.500 CMD_SYNC")
           and "0.95x (95% 0.95-0.95): met; both met" in tgt[1]
           and "0.50x (95% 0.50-0.50): **missed**" in tgt[-1],
           "fio-syncs: the targets: " + " / ".join(tgt))

@@ -131,7 +131,7 @@ def collect(d):
     return runs, counts, lost
 
 
-def spread(xs, digits=2):
+def spread(xs, digits=3):
     """A count over traced rounds: the value if every round gave it (at
     the digits shown), else median (min - max)."""
     lo, hi = f"{min(xs):.{digits}f}", f"{max(xs):.{digits}f}"
@@ -243,7 +243,7 @@ def targets(counts, against):
     syncs = {c: max(x["SYNC"] for x in counts[(c, j)]) for c in fp}
     best = min(fp, key=lambda c: syncs[c])
     print(f"- fewest CMD_SYNCs per I/O, the worst traced boot of each: "
-          f"`{best}`, {syncs[best]:.2f} (upstream strict: "
+          f"`{best}`, {syncs[best]:.3f} (upstream strict: "
           + (spread([x["SYNC"] for x in up]) if up else "not counted")
           + f"): {'met' if syncs[best] <= 0.5 else '**missed**'}")
     for c in sorted(fp, key=lambda c: syncs[c]):
@@ -259,7 +259,7 @@ def targets(counts, against):
                           else "not settled (the interval holds 0.90)"))
         both = syncs[c] <= 0.5 and a is not None and a[1] is not None \
             and a[1] >= 0.9
-        print(f"- `{c}`: {syncs[c]:.2f} CMD_SYNC per I/O; throughput against "
+        print(f"- `{c}`: {syncs[c]:.3f} CMD_SYNC per I/O; throughput against "
               f"upstream lazy {verdict}" + ("; both met" if both else ""))
 
 
