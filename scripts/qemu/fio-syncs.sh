@@ -27,8 +27,9 @@
 # QEMU time per command, and whether a CMD_SYNC is shared depends on
 # timing: the counts are those of the traced boots.
 #
-# Writes build/results/fio-syncs.md (printed).  Took 8 minutes on the
-# shared 2-core host with 2 rounds of each kind (2026-12-07).
+# Writes build/results/fio-syncs.md (printed).  With the defaults, 28
+# boots: 11 minutes on the shared 2-core host at a load average of 1 to 4
+# (2026-12-07).
 #
 # Environment:
 #   FP_FIO_SYNC_CONFIGS   which configurations (default: all four above)
