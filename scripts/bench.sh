@@ -46,7 +46,7 @@
 # Takes about 15 minutes the first time (two UML kernels are built), 3 to
 # 5 after that, the unmap rounds about 20 more, the instruction counts
 # 4 boots about 3, fio's 27 boots about 55 on a shared 2-core host, and
-# fio-syncs.sh's 28 about 11 (2026-12-07).
+# fio-syncs.sh's 28 about 12 (2026-12-07).
 #
 # Environment:
 #   FP_BENCH_ROUNDS  QEMU rounds (default 8, at least 5): a boot with

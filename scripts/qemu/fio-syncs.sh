@@ -28,8 +28,8 @@
 # timing: the counts are those of the traced boots.
 #
 # Writes build/results/fio-syncs.md (printed).  With the defaults, 28
-# boots: 11 minutes on the shared 2-core host at a load average of 1 to 4
-# (2026-12-07).
+# boots: 11 to 12 minutes on the shared 2-core host at a load average of
+# 1 to 5 (2026-12-07).
 #
 # Environment:
 #   FP_FIO_SYNC_CONFIGS   which configurations (default: all four above)
