@@ -20,7 +20,11 @@
 #   FP_FIO_TIME, FP_FIO_RAMP  seconds per job and of ramp (default 3, 1)
 #   FP_FIO_MARK=1    put a mark into the SMMU's command stream before each
 #                    job and at the end (flushpol_edu_upstream on the edu
-#                    device), for a boot in which QEMU traces commands
+#                    device), for a boot in which QEMU traces commands;
+#                    FP_FIO_MARK=2: before and after each job, so that
+#                    what runs between jobs (a policy switch) is left out
+# A policy the NVMe's context refuses (not a name the policy file offers)
+# is skipped, with a "fio: policy P not offered" line.
 set -eu
 
 smmu=${FP_FIO_SMMU:-flushpol}
@@ -45,6 +49,9 @@ job_args()
 	rr4k)	 echo "--rw=randread --bs=4k --iodepth=32 --numjobs=2" ;;
 	sr128k)	 echo "--rw=read --bs=128k --iodepth=8" ;;
 	sr1m)	 echo "--rw=read --bs=1m --iodepth=8" ;;
+	rr4k1)	 echo "--rw=randread --bs=4k --iodepth=32 --numjobs=1" ;;
+	rr4k2)	 echo "--rw=randread --bs=4k --iodepth=32 --numjobs=2" ;;
+	rr4k4)	 echo "--rw=randread --bs=4k --iodepth=32 --numjobs=4" ;;
 	rw4k)	 echo "--rw=randwrite --bs=4k --iodepth=32 --numjobs=2" ;;
 	sw128k)	 echo "--rw=write --bs=128k --iodepth=8" ;;
 	sw1m)	 echo "--rw=write --bs=1m --iodepth=8" ;;
@@ -65,17 +72,23 @@ if [ "$smmu" = flushpol ]; then
 	[ -n "$ctx" ] || fail "the NVMe function ${nvme##*/} has no flushpol context:" \
 			      "$(ls /sys/kernel/flushpol/contexts 2>/dev/null)"
 	echo "fio: context $ctx strict=$(cat "$ctx/strict") $(cat "$ctx/policy")"
+	echo "fio: cmdq_share=$(cat /sys/module/flushpol_smmuv3/parameters/cmdq_share)" \
+	     "cpus=$(grep -c ^processor /proc/cpuinfo)"
 else
 	policies=$smmu
 fi
 
 edu_bound() { ls -d "${mark%/run}"/0000:* >/dev/null 2>&1; }
 mark=
-if [ "${FP_FIO_MARK:-0}" = 1 ]; then
+case ${FP_FIO_MARK:-0} in
+0) ;;
+1|2)
 	mark=/sys/bus/pci/drivers/flushpol_edu_upstream/run
 	modprobe flushpol_edu_upstream
 	fp_wait "edu never bound" edu_bound
-fi
+	;;
+*) fail "FP_FIO_MARK=$FP_FIO_MARK: 0, 1 or 2" ;;
+esac
 
 # field N of /sys/block/nvme0n1/stat
 blk() { awk -v n="$1" '{ print $n }' /sys/block/nvme0n1/stat; }
@@ -84,7 +97,10 @@ stat() { if [ -n "$ctx" ]; then cat "$ctx/stats/$1"; else echo 0; fi; }
 for j in $jobs; do
 	for p in $policies; do
 		if [ -n "$ctx" ]; then
-			echo "$p" > "$ctx/policy"
+			if ! echo "$p" 2>/dev/null > "$ctx/policy"; then
+				echo "fio: policy $p not offered: $(cat "$ctx/policy")"
+				continue
+			fi
 			grep -q "\[$p\]" "$ctx/policy" || fail "$p not active"
 			echo 1 > "$ctx/stats/reset"
 		fi
@@ -96,6 +112,8 @@ for j in $jobs; do
 			--ioengine=libaio --time_based --runtime="$t" \
 			--ramp_time="$ramp" --group_reporting --minimal \
 			$(job_args "$j")) || fail "fio $j under $p: $out"
+		[ "${FP_FIO_MARK:-0}" != 2 ] ||
+			{ echo "fio: mark stop" > /dev/kmsg; echo mark > $mark; }
 		r1=$(($(blk 1) + $(blk 5)))
 		s1=$(($(blk 3) + $(blk 7)))
 		echo "fio: smmu=$smmu policy=$p job=$j reqs=$((r1 - r0))" \
@@ -105,7 +123,8 @@ for j in $jobs; do
 		     "terse=$(echo "$out" | tail -n 1)"
 	done
 done
-[ -z "$mark" ] || { echo "fio: mark end" > /dev/kmsg; echo mark > $mark; }
+[ -z "$mark" ] || [ "$FP_FIO_MARK" = 2 ] ||
+	{ echo "fio: mark end" > /dev/kmsg; echo mark > $mark; }
 # Upstream's event queue reports "event 0xNN received", ours F_*.
 if dmesg | grep -E 'event 0x[0-9a-f]+ (received|sid)|global error|F_TRANSLATION|F_PERM|F_ACCESS|F_ADDR_SIZE|F_BAD|C_BAD'; then
 	fail "the SMMU reported events"

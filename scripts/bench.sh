@@ -21,7 +21,12 @@
 #      insn.md), and by function in one more boot of each (insn-profile.md);
 #   6. throughput of fio on QEMU's NVMe through every policy, strict and
 #      lazy, against the upstream driver strict and lazy and bypass
-#      (scripts/qemu/fio-bench.sh: fio.md and fio.png);
+#      (scripts/qemu/fio-bench.sh: fio.md and fio.png); then, on -smp 4,
+#      the CMD_SYNCs and commands the SMMU consumed per I/O of 4K random
+#      read at numjobs 1, 2 and 4, counted by QEMU, flushpol's strict
+#      policies with CMD_SYNC sharing on and off against upstream strict
+#      and lazy, and their IOPS against upstream lazy's
+#      (scripts/qemu/fio-syncs.sh: fio-syncs.md);
 #   7. in the arm64 SMP kernel without debug options, the options that
 #      change the unmap path's code set as Debian's arm64 kernel sets them
 #      (scripts/arm64-kernel.sh bench), on QEMU -smp 4: fp_unmap() against
@@ -40,7 +45,8 @@
 # publishes them into bench/results/.
 # Takes about 15 minutes the first time (two UML kernels are built), 3 to
 # 5 after that, the unmap rounds about 20 more, the instruction counts
-# 4 boots about 3, and fio's 27 boots about 55 on a shared 2-core host.
+# 4 boots about 3, fio's 27 boots about 55 on a shared 2-core host, and
+# fio-syncs.sh's 28 about 12 (2026-12-07).
 #
 # Environment:
 #   FP_BENCH_ROUNDS  QEMU rounds (default 8, at least 5): a boot with
@@ -54,7 +60,10 @@
 #                    most 64)
 #   FLUSHPOL_BENCH_OUT  working directory (default build/bench)
 #   FP_BENCH_NO_FIO=1  leave step 6 out (its 27 boots are most of the
-#                    time): fio.md and fio.png stay as they were, dated
+#                    time): fio.md, fio.png and fio-syncs.md stay as they
+#                    were, dated
+#   FP_BENCH_NO_FIO_SYNCS=1  leave out only fio-syncs.sh's boots (FP_FIO_ROUNDS
+#                    timed rounds of 4, 2 traced): fio-syncs.md stays
 #   FP_BENCH_ALLOW_FAILING=1  go on when KUnit suites fail, naming them at
 #                    the top of the report (by default: no benchmark of a
 #                    tree whose tests fail)
@@ -174,6 +183,15 @@ measure()
 		log "6/7 QEMU: fio on NVMe, every configuration, $fio_rounds alternating rounds"
 		FP_FIO_ROUNDS=$fio_rounds FP_FIO_PREBUILT=1 "$qemu/fio-bench.sh" \
 			>"$out/fio.log" 2>&1 || failed "$out/fio.log"
+		if [ "${FP_BENCH_NO_FIO_SYNCS:-0}" = 1 ]; then
+			log "6/7 QEMU: fio's CMD_SYNC counts left out (FP_BENCH_NO_FIO_SYNCS=1)"
+		else
+			log "6/7 QEMU: fio's CMD_SYNCs per I/O at numjobs 1, 2, 4, -smp 4," \
+			    "$fio_rounds timed rounds and 2 traced"
+			FP_FIO_SYNC_ROUNDS=$fio_rounds FP_FIO_PREBUILT=1 \
+				"$qemu/fio-syncs.sh" >"$out/fio-syncs.log" 2>&1 ||
+				failed "$out/fio-syncs.log"
+		fi
 	fi
 
 	log "7/7 arm64 SMP without debug options: scalability, the fixed cost per" \
@@ -250,7 +268,8 @@ FP_BENCH_REV=$rev FP_BENCH_DATE=$when \
 	"$top/scripts/bench-dispatch.sh" "$out/kunit" "$out/kunit-nodebug" >/dev/null
 log "results in ${res#"$top"/}/:"
 for f in bench.md unmap-latency.png mmio-latency.png qemu-vs-upstream.md \
-	 dispatch.md insn.md insn-profile.md adaptive.md adaptive.png fio.md fio.png scale.md; do
+	 dispatch.md insn.md insn-profile.md adaptive.md adaptive.png fio.md fio.png \
+	 fio-syncs.md scale.md; do
 	[ ! -e "$res/$f" ] || log "  ${res#"$top"/}/$f"
 done
 log "to publish them into bench/results/ (tracked): make results"

@@ -3,8 +3,8 @@
 """The benchmark tables' own test, without an hour of QEMU: writes guest
 consoles in the rig's formats, from a seeded generator whose true ratios
 are known, runs scripts/bench-table.py, scripts/bench-targets.py,
-scripts/qemu/fio-table.py and scripts/qemu/insn-table.py on them, and
-checks what they print.
+scripts/qemu/fio-table.py, scripts/qemu/fio-syncs-table.py and
+scripts/qemu/insn-table.py on them, and checks what they print.
 
     tables-selftest.py [--show] [COUNTS]
 
@@ -16,7 +16,11 @@ The generated unmap times are the medians of bench/results/qemu-vs-upstream
 each unmap by a heavy-tailed noise: `range` costs what upstream does (its
 ratio's interval must hold 1.0), `va` at 64K half again as much (it must
 not).  The fio throughputs: `asid` exactly upstream strict's, `va` at 1M
-20% slower.  The instruction counts: QEMU's insn plugin and insn-window.c's
+20% slower.  The fio CMD_SYNC counts: QEMU traces with marks around
+each run and known commands between them, `va` sharing half its
+CMD_SYNCs in one traced round and 0.4 in the other, a lazy domain's
+flush queue sending its own ASID's pair twice in a row; its throughput
+0.95x upstream lazy's, without sharing 0.5x.  The instruction counts: QEMU's insn plugin and insn-window.c's
 lines for windows of 64, `va` below upstream's unmap, `range` one
 instruction a window above it; then one window the plugins count apart,
 and one that differs between boots; and insn-profile.py's blocks by
@@ -194,6 +198,107 @@ def write_insn(d, boots=2, disagree=None, vary=None):
                 f.write("\n".join(con) + "\n")
             with open(f"{d}/insn-{drv}-{b}.plugin", "w") as f:
                 f.write("\n".join(plug) + "\n")
+
+
+def write_fio_syncs(fd, rng):
+    """fio-syncs.sh's consoles and traces: 1000 I/Os a run; per I/O, every
+    strict column one TLBI_NH_VA, upstream strict, `threshold` and `va`
+    without sharing one CMD_SYNC, `va` sharing 0.5 (traced round 1) and
+    0.4 (round 2), each flushpol boot switching to `threshold` (a
+    TLBI_NH_VA and CMD_SYNC) between its two runs; upstream lazy one TLBI_NH_ASID + CMD_SYNC of its ASID per
+    100 I/Os, every third twice in a row."""
+    os.makedirs(fd)
+    ios = 1000
+    mark = ("smmuv3_cmdq_opcode <--- SMMU_CMD_TLBI_NH_ASID\n"
+            "smmuv3_cmdq_tlbi_nh_asid asid=3\n"
+            "smmuv3_cmdq_opcode <--- SMMU_CMD_SYNC\n") * 2
+    va = "smmuv3_cmdq_opcode <--- SMMU_CMD_TLBI_NH_VA\n"
+    sync = "smmuv3_cmdq_opcode <--- SMMU_CMD_SYNC\n"
+    fq = ("smmuv3_cmdq_opcode <--- SMMU_CMD_TLBI_NH_ASID\n"
+          "smmuv3_cmdq_tlbi_nh_asid asid=1\n" + sync)
+    cfgs = {"upstream-strict": ["upstream-strict"],
+            "upstream-lazy": ["upstream-lazy"],
+            "flushpol-share": ["va", "threshold"],
+            "flushpol-noshare": ["va", "threshold"]}
+    speed = {"upstream-strict": 0.7, "upstream-lazy": 1.0,
+             "flushpol-share": 0.95, "flushpol-noshare": 0.5}
+    for r in range(1, ROUNDS + 1):
+        host = rng.choice((1.0, 0.9, 0.8))
+        for cfg, pols in cfgs.items():
+            smmu = "flushpol" if cfg.startswith("flushpol") else cfg
+            with open(f"{fd}/{cfg}-{r}.log", "w") as f:
+                for p in pols + ["batch"] * (smmu == "flushpol"):
+                    if p == "batch":
+                        f.write("fio: policy batch not offered: va range "
+                                "asid [threshold]\n")
+                        continue
+                    iops = 5000 * speed[cfg] * host
+                    f.write(f"fio: smmu={smmu} policy={p} job=rr4k4 "
+                            f"reqs={ios} kib={4 * ios} tlbi_va=0 "
+                            "tlbi_range=0 tlbi_asid=0 tlbi_all=0 syncs=0 "
+                            f"terse={terse(True, 4 * ios, 0, iops)}\n")
+    for r in (1, 2):
+        for cfg, pols in cfgs.items():
+            smmu = "flushpol" if cfg.startswith("flushpol") else cfg
+            with open(f"{fd}/{cfg}-count{r}.log", "w") as f, \
+                    open(f"{fd}/{cfg}-count{r}.trace", "w") as t:
+                t.write("smmuv3_cmdq_opcode <--- SMMU_CMD_CFGI_STE\n" + sync
+                        + fq)
+                for p in pols:
+                    f.write("[    5.1] fio: mark job=rr4k4\n")
+                    t.write(mark)
+                    for i in range(ios):
+                        if cfg == "upstream-lazy":
+                            if i % 100 == 0:
+                                t.write(fq * (2 if i % 300 == 0 else 1))
+                            continue
+                        t.write(va)
+                        if cfg != "flushpol-share" or p != "va" or \
+                                i % 10 < 6 - r:
+                            t.write(sync)
+                    f.write("[    8.1] fio: mark stop\n")
+                    t.write(mark)
+                    f.write(f"fio: smmu={smmu} policy={p} job=rr4k4 "
+                            f"reqs={ios} kib={4 * ios} tlbi_va={ios} "
+                            "tlbi_range=0 tlbi_asid=0 tlbi_all=0 "
+                            f"syncs={ios if smmu == 'flushpol' else 0} "
+                            f"terse={terse(True, 4 * ios, 0, 900)}\n")
+                    # A policy switch between runs, outside the marks.
+                    t.write(va + sync)
+
+
+def check_fio_syncs(d, check):
+    write_fio_syncs(f"{d}/fio-syncs", random.Random(3))
+    out = run(f"{top}/scripts/qemu/fio-syncs-table.py", f"{d}/fio-syncs")
+    rows = {ln.split(" | ")[0].strip("| "): ln for ln in out.splitlines()
+            if ln.startswith("| ") and "CMD_SYNC" not in ln}
+    check(rows.get("va (share)", "").startswith(
+        "| va (share) | 0.450 (0.400 - 0.500) | 1.000 | 1.000 | 0.000 | 1.000 "
+        "| 1.000 |"),
+        f"fio-syncs: va sharing, its CMD_SYNCs with their spread: "
+        f"{rows.get('va (share)')}")
+    check(rows.get("threshold (share)", "").startswith(
+        "| threshold (share) | 1.000 | 1.000 | 1.000 | 0.000 | 1.000 "
+        "| 1.000 |"),
+        f"fio-syncs: the second run of a boot, the policy switch before it "
+        f"not counted: {rows.get('threshold (share)')}")
+    check(rows.get("va (no share)", "").startswith(
+        "| va (no share) | 1.000 | 1.000 | 1.000 | 0.000 | 1.000 | 1.000 |"),
+        f"fio-syncs: va without sharing: {rows.get('va (no share)')}")
+    check(rows.get("upstream-lazy", "").startswith(
+        "| upstream-lazy | 0.014 | - | 0.014 | 0.014 | 0.000 | 1.000 |"),
+        f"fio-syncs: the lazy flush queue's pairs are not marks: "
+        f"{rows.get('upstream-lazy')}")
+    tgt = [ln for ln in out.splitlines() if ln.startswith("- ")]
+    check(len(tgt) == 5 and tgt[0].endswith("`va (share)`, 0.500 (upstream "
+                                            "strict: 1.000): met")
+          and tgt[1].startswith("- `va (share)`: 0.500 CMD_SYNC")
+          and "0.95x (95% 0.95-0.95): met; both met" in tgt[1]
+          and "0.50x (95% 0.50-0.50): **missed**" in tgt[-1],
+          "fio-syncs: the targets: " + " / ".join(tgt))
+    check("not counted" not in out and "batch" not in out,
+          "fio-syncs: every traced boot counted, batch left out")
+    return out
 
 
 def run(*args, rc=0):
@@ -386,6 +491,7 @@ def main():
                   f"{d}/fio1.dat")
         check("Indicative only" in one and "95%" not in one,
               "one round: indicative only, no interval")
+        syncs = check_fio_syncs(d, check)
         try:
             insn = check_insn(d, check)
         except subprocess.CalledProcessError as e:
@@ -393,7 +499,8 @@ def main():
             check(False, f"{e.cmd[0]} exited with {e.returncode}: "
                   f"{e.stdout}{e.stderr}")
     if show:
-        print(bench, scale, targets, fio, one, insn, sep="\n-----\n")
+        print(bench, scale, targets, fio, one, syncs, insn,
+              sep="\n-----\n")
     for f in fails:
         print(f"tables-selftest: FAIL: {f}", file=sys.stderr)
     print(f"tables-selftest: {len(fails)} failed" if fails
