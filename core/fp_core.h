@@ -80,7 +80,7 @@ struct fp_stats {
 #define FP_BATCH_GATHERS	16
 
 struct fp_batch {
-	unsigned int n;
+	unsigned int n, live;	/* gathers listed, and not taken out */
 	unsigned long pages;
 	bool whole;
 	struct {

@@ -129,12 +129,16 @@ struct fpt_batch_caller {
 static void fpt_batch_hold(struct fpt_rig *rig)
 {
 	struct fpt_batch_run *run = rig->hook_data;
-	unsigned long end = jiffies + FPT_B_HOLD;
+	u64 t0 = local_clock();
 
 	if (current != run->held || atomic_xchg(&run->in_sync, 1))
 		return;
-	/* Spinning: the sync is a policy call, which must not sleep. */
-	while (!atomic_read(&run->go) && time_before(jiffies, end))
+	/*
+	 * Spinning: the sync is a policy call, which must not sleep; and
+	 * by the clock, not jiffies: the sender has interrupts off.
+	 */
+	while (!atomic_read(&run->go) &&
+	       local_clock() - t0 < FPT_B_WAIT_NS / 2)
 		cpu_relax();
 }
 
@@ -293,7 +297,8 @@ static void shared_batch_past_threshold_goes_by_context(struct kunit *test)
 /*
  * A caller on the sender's own CPU (here, called from inside the sender's
  * sync, as an interrupt would) cannot be waited for by it: it sends its
- * own gather at once, where waiting would last the whole bound.
+ * own gather at once, where waiting would last the whole bound, and takes
+ * it out of the next batch.
  */
 struct fpt_batch_nested {
 	struct fpt_rig *rig;
@@ -326,6 +331,7 @@ static void caller_on_the_senders_cpu_does_not_wait(struct kunit *test)
 	struct fpt_batch_nested *n = kunit_kzalloc(test, sizeof(*n),
 						   GFP_KERNEL);
 	struct fpt_rig *rig;
+	struct fp_batch *b;
 
 	KUNIT_ASSERT_NOT_NULL(test, n);
 	fpt_batch_wait_long(test);
@@ -345,11 +351,14 @@ static void caller_on_the_senders_cpu_does_not_wait(struct kunit *test)
 	KUNIT_EXPECT_LT_MSG(test, n->ns, FPT_B_WAIT_NS / 4,
 			    "the nested caller waited for its own CPU's batch");
 	/*
-	 * Its own command and sync, and the sender's.  Its gather stays in
-	 * the next batch, for whoever sends that.
+	 * Its own command and sync, and the sender's; and it took its
+	 * gather out of the next batch, which would invalidate it again.
 	 */
 	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_SYNCS), 2);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 2);
+	b = &rig->ctx->batcher.b[rig->ctx->batcher.open & 1];
+	KUNIT_EXPECT_EQ(test, b->live, 0);
+	KUNIT_EXPECT_EQ(test, b->pages, 0);
 	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
 }
 

@@ -19,8 +19,8 @@
  * A CPU never waits for a batch its own CPU is sending (it interrupted
  * or preempted the sender, which cannot go on until it returns), for a
  * sender whose vCPU the hypervisor has preempted, or for longer than
- * FP_BATCH_WAIT_NS: it then sends its own gather as threshold would.  Its
- * gather stays in the batch, which invalidates it once more.  Walks are
+ * FP_BATCH_WAIT_NS: it then sends its own gather as threshold would, and
+ * takes it out of the batch if that has not been sent yet.  Walks are
  * not combined: a table is freed as soon as its flush returns, so each
  * goes as threshold sends it.
  */
@@ -72,13 +72,18 @@ static bool fp_batch_completed(struct fp_batcher *bt, unsigned long nr)
 	return (long)(smp_load_acquire(&bt->done) - nr) >= 0;
 }
 
-/* Adds @gather to the open batch, under @bt->lock; returns its number. */
+/*
+ * Adds @gather to the open batch, under @bt->lock; returns its number,
+ * and in *@slot where the gather is listed (-1: the batch goes whole).
+ */
 static unsigned long fp_batch_join(struct fp_context *ctx,
 				   struct fp_batcher *bt,
-				   const struct iommu_iotlb_gather *gather)
+				   const struct iommu_iotlb_gather *gather,
+				   int *slot)
 {
 	struct fp_batch *b = &bt->b[bt->open & 1];
 
+	*slot = -1;
 	if (b->whole)
 		return bt->open;
 	b->pages += fp_gather_pages(gather);
@@ -89,13 +94,35 @@ static unsigned long fp_batch_join(struct fp_context *ctx,
 	b->g[b->n].iova = gather->start;
 	b->g[b->n].size = gather->end - gather->start + 1;
 	b->g[b->n].granule = gather->pgsize;
-	b->n++;
+	*slot = b->n++;
+	b->live++;
 	return bt->open;
 }
 
 /*
+ * A caller that sends its own gather takes it out of batch @nr if that
+ * is still open and lists it, so that it is not invalidated twice: its
+ * entry is emptied, not removed, since other callers hold their slots.
+ */
+static void fp_batch_leave(struct fp_batcher *bt, unsigned long nr, int slot,
+			   const struct iommu_iotlb_gather *gather)
+{
+	struct fp_batch *b = &bt->b[nr & 1];
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&bt->lock, flags);
+	if (bt->open == nr && slot >= 0 && !b->whole) {
+		b->g[slot].size = 0;
+		b->pages -= fp_gather_pages(gather);
+		b->live--;
+	}
+	raw_spin_unlock_irqrestore(&bt->lock, flags);
+}
+
+/*
  * Sends @b: one sync for all its gathers.  A batch of one goes as the
- * backend's command-and-sync operation, as threshold's would.
+ * backend's command-and-sync operation, as threshold's would.  Its
+ * sender's gather is listed (or the batch is whole): never none.
  */
 static void fp_batch_send(struct fp_context *ctx, struct fp_batch *b)
 {
@@ -104,15 +131,19 @@ static void fp_batch_send(struct fp_context *ctx, struct fp_batch *b)
 
 	if (b->whole) {
 		fp_flush_context(ctx);
-	} else if (b->n == 1) {
+	} else if (b->live == 1) {
+		for (i = 0; !b->g[i].size; i++)
+			;
 		if (range)
-			fp_inv_range_sync(ctx, b->g[0].iova, b->g[0].size,
-					  b->g[0].granule, true, NULL);
+			fp_inv_range_sync(ctx, b->g[i].iova, b->g[i].size,
+					  b->g[i].granule, true, NULL);
 		else
-			fp_inv_va_sync(ctx, b->g[0].iova, b->g[0].size,
-				       b->g[0].granule, true);
+			fp_inv_va_sync(ctx, b->g[i].iova, b->g[i].size,
+				       b->g[i].granule, true);
 	} else {
 		for (i = 0; i < b->n; i++) {
+			if (!b->g[i].size)
+				continue;
 			if (range)
 				fp_inv_range(ctx, b->g[i].iova, b->g[i].size,
 					     b->g[i].granule, true);
@@ -123,6 +154,7 @@ static void fp_batch_send(struct fp_context *ctx, struct fp_batch *b)
 		fp_sync(ctx);
 	}
 	b->n = 0;
+	b->live = 0;
 	b->pages = 0;
 	b->whole = false;
 }
@@ -130,7 +162,11 @@ static void fp_batch_send(struct fp_context *ctx, struct fp_batch *b)
 /*
  * Sends the open batch, @nr: called with @bt->lock held, which it drops.
  * Its gathers are the batch's until it is marked done, and no other
- * batch is sent meanwhile, so they are read without the lock.
+ * batch is sent meanwhile, so they are read without the lock.  Sent with
+ * interrupts off, as upstream's queue waits for its CMD_SYNC, so that no
+ * unmap of an interrupt on this CPU finds its own CPU sending (and sends
+ * its gather alone); except on PREEMPT_RT, where a backend may take a
+ * spinlock_t (core/dispatch.c).
  */
 static void fp_batch_lead(struct fp_context *ctx, struct fp_batcher *bt,
 			  unsigned long nr, unsigned long flags)
@@ -141,11 +177,15 @@ static void fp_batch_lead(struct fp_context *ctx, struct fp_batcher *bt,
 	WARN_ON_ONCE(nr != bt->open);
 	bt->open++;
 	WRITE_ONCE(bt->leader, smp_processor_id() + 1);
-	raw_spin_unlock_irqrestore(&bt->lock, flags);
+	raw_spin_unlock(&bt->lock);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		local_irq_restore(flags);
 
 	fp_batch_send(ctx, b);
 
-	raw_spin_lock_irqsave(&bt->lock, flags);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		local_irq_save(flags);
+	raw_spin_lock(&bt->lock);
 	/* After the sync: pairs with fp_batch_completed()'s acquire. */
 	smp_store_release(&bt->done, nr);
 	WRITE_ONCE(bt->leader, 0);
@@ -195,13 +235,14 @@ static void fp_batch_flush_gather(struct fp_context *ctx,
 	struct fp_batcher *bt = &ctx->batcher;
 	unsigned long flags, nr;
 	u64 t0 = 0;
+	int slot;
 
 	if (!fp_gather_pages(gather) || fp_gather_covered(ctx, gather))
 		return;
 
 	migrate_disable();
 	raw_spin_lock_irqsave(&bt->lock, flags);
-	nr = fp_batch_join(ctx, bt, gather);
+	nr = fp_batch_join(ctx, bt, gather, &slot);
 	for (;;) {
 		if (fp_batch_completed(bt, nr))
 			break;
@@ -211,6 +252,7 @@ static void fp_batch_flush_gather(struct fp_context *ctx,
 		}
 		raw_spin_unlock_irqrestore(&bt->lock, flags);
 		if (!fp_batch_wait(bt, nr, &t0)) {
+			fp_batch_leave(bt, nr, slot, gather);
 			fp_threshold_flush_gather(ctx, gather);
 			goto out;
 		}
