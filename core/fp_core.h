@@ -83,23 +83,25 @@ struct fp_batch {
 	unsigned int n, live;	/* gathers listed, and not taken out */
 	unsigned long pages;
 	bool whole;
-	struct {
+	struct fp_batch_gather {
 		unsigned long iova;
-		size_t size, granule;
+		size_t size, granule;	/* size 0: taken out */
 	} g[FP_BATCH_GATHERS];
 };
 
 /*
  * @open: the number of the batch gathers join, in @b[@open & 1];
  * @done: the last batch whose invalidation completed (its sync returned);
+ * @failed: the last batch whose sync failed (0: none yet);
  * @leader: CPU + 1 of whoever sends batch @open - 1, 0 while none does.
- * @open and @leader change, and batches fill, under @lock; @done is
- * stored under it too, and read without it.
+ * @open and @leader change, and batches fill, under @lock; @done and
+ * @failed are stored under it too, and @done is read without it.
  */
 struct fp_batcher {
 	raw_spinlock_t lock;
 	unsigned long open;
 	unsigned long done;
+	unsigned long failed;
 	int leader;
 	struct fp_batch b[2];
 };

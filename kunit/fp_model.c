@@ -750,7 +750,9 @@ int fpm_sync_queue_before(struct fpm_smmu *smmu, u16 queue, u64 before)
 	unsigned int i, kept = 0;
 
 	raw_spin_lock(&smmu->lock);
-	if (smmu->sync_stuck) {
+	if (smmu->sync_stuck || smmu->syncs_to_fail) {
+		if (smmu->syncs_to_fail)
+			smmu->syncs_to_fail--;
 		raw_spin_unlock(&smmu->lock);
 		return -ETIMEDOUT;
 	}

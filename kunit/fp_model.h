@@ -120,6 +120,8 @@ struct fpm_smmu {
 	struct fpm_cmd *pending;
 	unsigned int nr_pending, max_pending;
 	bool sync_stuck;	/* sync never completes, as a wedged SMMU */
+	/* As many next syncs time out, completing nothing, then work. */
+	unsigned int syncs_to_fail;
 	unsigned long cmds;	/* commands accepted */
 	unsigned long syncs;	/* syncs completed */
 	u64 clock;		/* orders fills and command issues */

@@ -7,7 +7,8 @@
  * rig's hook) join the next, which is sent with one sync; each caller
  * checks in the model, as soon as its unmap returns, that its own page is
  * no longer cached.  A caller that interrupts the sender on the sender's
- * own CPU does not wait for it.
+ * own CPU does not wait for it; a caller whose batch failed its sync sends
+ * its own gather.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -113,8 +114,12 @@ static void lone_gather_goes_as_threshold_sends_it(struct kunit *test)
 struct fpt_batch_run {
 	struct fpt_rig *rig;
 	struct task_struct *held;	/* the first caller */
+	struct task_struct *task[FPT_B_CALLERS];
 	atomic_t in_sync;		/* the first caller is in its sync */
 	atomic_t go;
+	/* Fail the sync of the batch after the held one, sent by @failed_by. */
+	bool fail_next;
+	struct task_struct *failed_by;
 	struct completion done[FPT_B_CALLERS];
 	unsigned long stale[FPT_B_CALLERS];	/* left when it returned */
 	size_t unmapped[FPT_B_CALLERS];
@@ -131,7 +136,14 @@ static void fpt_batch_hold(struct fpt_rig *rig)
 	struct fpt_batch_run *run = rig->hook_data;
 	u64 t0 = local_clock();
 
-	if (current != run->held || atomic_xchg(&run->in_sync, 1))
+	if (current != run->held) {
+		if (run->fail_next && !run->failed_by) {
+			run->failed_by = current;
+			rig->smmu->syncs_to_fail = 1;
+		}
+		return;
+	}
+	if (atomic_xchg(&run->in_sync, 1))
 		return;
 	/*
 	 * Spinning: the sync is a policy call, which must not sleep; and
@@ -185,6 +197,7 @@ static void fpt_batch_start(struct kunit *test, struct fpt_batch_run *run,
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	/* Each on a CPU of its own: none preempts the one it waits for. */
 	kthread_bind(t, run->cpu[i]);
+	run->task[i] = t;
 	if (!i)
 		run->held = t;
 	wake_up_process(t);
@@ -206,12 +219,13 @@ static bool fpt_batch_joined(struct fpt_rig *rig, unsigned long n)
 
 /*
  * Three callers: the first sends its gather and is held in its sync; the
- * other two arrive meanwhile, join the next batch, and share its sync.
- * @threshold 1: their two pages are past it, and go as one context
- * invalidation.
+ * other two arrive meanwhile and join the next batch.  Returns once all
+ * three have returned.
  */
-static void fpt_batch_three_callers(struct kunit *test, bool range,
-				    unsigned int threshold)
+static struct fpt_batch_run *fpt_batch_three_run(struct kunit *test,
+						 bool range,
+						 unsigned int threshold,
+						 bool fail_next)
 {
 	struct fpt_batch_run *run = kunit_kzalloc(test, sizeof(*run),
 						  GFP_KERNEL);
@@ -221,6 +235,7 @@ static void fpt_batch_three_callers(struct kunit *test, bool range,
 		kunit_skip(test, "needs %u CPUs, one for each caller and the test",
 			   FPT_B_CALLERS + 1);
 	KUNIT_ASSERT_NOT_NULL(test, run);
+	run->fail_next = fail_next;
 	for_each_online_cpu(cpu) {
 		if (cpu == raw_smp_processor_id())
 			continue;
@@ -251,6 +266,20 @@ static void fpt_batch_three_callers(struct kunit *test, bool range,
 		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&run->done[i],
 								  FPT_B_HOLD),
 				0);
+	return run;
+}
+
+/*
+ * The two callers who join while the first is held share the next sync.
+ * @threshold 1: their two pages are past it, and go as one context
+ * invalidation.
+ */
+static void fpt_batch_three_callers(struct kunit *test, bool range,
+				    unsigned int threshold)
+{
+	struct fpt_batch_run *run = fpt_batch_three_run(test, range, threshold,
+							false);
+	unsigned int i;
 
 	for (i = 0; i < FPT_B_CALLERS; i++) {
 		KUNIT_EXPECT_EQ_MSG(test, run->unmapped[i], SZ_4K,
@@ -295,31 +324,71 @@ static void shared_batch_past_threshold_goes_by_context(struct kunit *test)
 }
 
 /*
- * A caller on the sender's own CPU (here, called from inside the sender's
- * sync, as an interrupt would) cannot be waited for by it: it sends its
- * own gather at once, where waiting would last the whole bound, and takes
- * it out of the next batch.
+ * The shared batch's sync fails (it times out once, and the SMMU works
+ * again).  Its sender returns as threshold's caller would, with the error
+ * counted; the caller who only joined must not take that sync for its
+ * own: it sends its gather with a sync of its own, and finds it gone.
  */
+static void joiner_of_a_failed_batch_sends_its_own(struct kunit *test)
+{
+	struct fpt_batch_run *run = fpt_batch_three_run(test, false, 128,
+							true);
+	struct fp_context *ctx = run->rig->ctx;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, run->failed_by);
+	KUNIT_EXPECT_PTR_NE(test, run->failed_by, run->held);
+	for (i = 0; i < FPT_B_CALLERS; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, run->unmapped[i], SZ_4K,
+				    "caller %u", i);
+		if (run->task[i] == run->failed_by)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, run->stale[i], 0,
+				    "caller %u returned with its page cached",
+				    i);
+	}
+	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_SYNC_TIMEOUTS), 1);
+	/* The held batch's, the failed one's, and the joiner's own. */
+	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_SYNCS), 3);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&run->rig->mc), 0);
+}
+
+/*
+ * Callers on the sender's own CPU (here, called from inside the sender's
+ * sync, as interrupts would) cannot be waited for by it: each sends its
+ * own gather at once, where waiting would last the whole bound, and takes
+ * it out of the next batch.  One more of them than a batch lists: had
+ * their entries stayed, the last would have made the batch go whole for
+ * the caller after them.
+ */
+#define FPT_B_NESTED		(FP_BATCH_GATHERS + 1)
+#define FPT_B_NEST_PAGE(i)	FPT_B_PAGE(FPT_B_CALLERS + (i))
+
 struct fpt_batch_nested {
 	struct fpt_rig *rig;
 	bool entered;
-	size_t unmapped;
+	bool irqs_on;		/* the sender's sync ran with interrupts on */
+	size_t unmapped;	/* by all of them */
 	unsigned long stale;
-	u64 ns;
+	u64 ns;			/* the longest of them */
 };
 
 static void fpt_batch_nest(struct fpt_rig *rig)
 {
 	struct fpt_batch_nested *n = rig->hook_data;
+	unsigned int i;
 	u64 t0;
 
 	if (n->entered)
 		return;
 	n->entered = true;
-	t0 = local_clock();
-	n->unmapped = fpt_unmap(rig, FPT_B_PAGE(1), SZ_4K, false);
-	n->ns = local_clock() - t0;
-	n->stale = fpm_stale_in(&rig->mc, FPT_B_PAGE(1), SZ_4K);
+	n->irqs_on = !irqs_disabled();
+	for (i = 0; i < FPT_B_NESTED; i++) {
+		t0 = local_clock();
+		n->unmapped += fpt_unmap(rig, FPT_B_NEST_PAGE(i), SZ_4K, false);
+		n->ns = max(n->ns, local_clock() - t0);
+		n->stale += fpm_stale_in(&rig->mc, FPT_B_NEST_PAGE(i), SZ_4K);
+	}
 }
 
 static const struct fpt_hooks fpt_batch_nest_hooks = {
@@ -332,10 +401,17 @@ static void caller_on_the_senders_cpu_does_not_wait(struct kunit *test)
 						   GFP_KERNEL);
 	struct fpt_rig *rig;
 	struct fp_batch *b;
+	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, n);
 	fpt_batch_wait_long(test);
 	rig = fpt_batch_rig(test, false, 128, 1);
+	for (i = 0; i < FPT_B_NESTED; i++) {
+		KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_B_NEST_PAGE(i), SZ_4K,
+					      SZ_4K), 0);
+		fpm_access_range(&rig->mc, FPT_B_NEST_PAGE(i), SZ_4K);
+	}
+	fp_context_reset_stats(rig->ctx);
 	n->rig = rig;
 	rig->hook_data = n;
 	rig->hooks = &fpt_batch_nest_hooks;
@@ -346,20 +422,37 @@ static void caller_on_the_senders_cpu_does_not_wait(struct kunit *test)
 	rig->hooks = NULL;
 
 	KUNIT_EXPECT_TRUE(test, n->entered);
-	KUNIT_EXPECT_EQ(test, n->unmapped, SZ_4K);
+	/*
+	 * As upstream's queue waits for a CMD_SYNC: so that an interrupt's
+	 * unmap on the sender's CPU cannot find it sending.
+	 */
+	KUNIT_EXPECT_EQ(test, n->irqs_on, IS_ENABLED(CONFIG_PREEMPT_RT));
+	KUNIT_EXPECT_EQ(test, n->unmapped, FPT_B_NESTED * SZ_4K);
 	KUNIT_EXPECT_EQ(test, n->stale, 0);
 	KUNIT_EXPECT_LT_MSG(test, n->ns, FPT_B_WAIT_NS / 4,
-			    "the nested caller waited for its own CPU's batch");
+			    "a nested caller waited for its own CPU's batch");
 	/*
-	 * Its own command and sync, and the sender's; and it took its
-	 * gather out of the next batch, which would invalidate it again.
+	 * Each its own command and sync, and the sender's; and each took
+	 * its gather out of the next batch, which would invalidate it again.
 	 */
-	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_SYNCS), 2);
-	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 2);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_SYNCS),
+			FPT_B_NESTED + 1);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA),
+			FPT_B_NESTED + 1);
 	b = &rig->ctx->batcher.b[rig->ctx->batcher.open & 1];
+	KUNIT_EXPECT_EQ(test, b->n, 0);
 	KUNIT_EXPECT_EQ(test, b->live, 0);
 	KUNIT_EXPECT_EQ(test, b->pages, 0);
+	KUNIT_EXPECT_FALSE(test, b->whole);
 	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
+
+	/* The next caller, alone, is sent as threshold sends it: by VA. */
+	fp_context_reset_stats(rig->ctx);
+	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_B_PAGE(1), SZ_4K, false),
+			SZ_4K);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 1);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_ASID), 0);
+	KUNIT_EXPECT_EQ(test, fpm_stale_in(&rig->mc, FPT_B_PAGE(1), SZ_4K), 0);
 }
 
 static struct kunit_case fpt_batch_cases[] = {
@@ -367,6 +460,7 @@ static struct kunit_case fpt_batch_cases[] = {
 	KUNIT_CASE(callers_during_a_batch_share_the_next_sync),
 	KUNIT_CASE(shared_batch_by_range_where_the_backend_has_it),
 	KUNIT_CASE(shared_batch_past_threshold_goes_by_context),
+	KUNIT_CASE(joiner_of_a_failed_batch_sends_its_own),
 	KUNIT_CASE(caller_on_the_senders_cpu_does_not_wait),
 	{}
 };

@@ -18,11 +18,14 @@
  *
  * A CPU never waits for a batch its own CPU is sending (it interrupted
  * or preempted the sender, which cannot go on until it returns), for a
- * sender whose vCPU the hypervisor has preempted, or for longer than
- * FP_BATCH_WAIT_NS: it then sends its own gather as threshold would, and
- * takes it out of the batch if that has not been sent yet.  Walks are
- * not combined: a table is freed as soon as its flush returns, so each
- * goes as threshold sends it.
+ * sender whose vCPU the hypervisor says it has preempted (arm64 guests
+ * are never told: there the bound below is what ends the wait), or for
+ * longer than FP_BATCH_WAIT_NS: it then sends its own gather as threshold
+ * would, and takes it out of the batch if that has not been sent yet.  A
+ * caller whose batch failed its sync sends its own gather again, as
+ * threshold would have sent it with a sync of its own.  Walks are not
+ * combined: a table is freed as soon as its flush returns, so each goes
+ * as threshold sends it.
  */
 #include <kunit/visibility.h>
 #include <linux/preempt.h>
@@ -37,7 +40,10 @@
  * How long a CPU waits for a batch it did not send: two orders of
  * magnitude above what a full batch and its sync take on silicon (16
  * commands and a sync, under 5 us at the seed's figures), so that only a
- * sender off its CPU meets it.
+ * sender off its CPU meets it.  A batch by VA holds up to the
+ * threshold's pages, one command each: past a threshold of about 8000 a
+ * full batch outlasts the bound at the same figures, and its waiters send
+ * alone, each still strict, but sharing nothing.
  */
 #define FP_BATCH_WAIT_NS	(1000 * NSEC_PER_USEC)
 
@@ -70,6 +76,15 @@ static bool fp_batch_completed(struct fp_batcher *bt, unsigned long nr)
 	 * the sync the sender saw complete.
 	 */
 	return (long)(smp_load_acquire(&bt->done) - nr) >= 0;
+}
+
+/*
+ * Whether batch @nr, completed, may not have invalidated what it held: a
+ * batch from @nr on failed its sync.  Read after fp_batch_completed().
+ */
+static bool fp_batch_failed(struct fp_batcher *bt, unsigned long nr)
+{
+	return (long)(READ_ONCE(bt->failed) - nr) >= 0;
 }
 
 /*
@@ -115,48 +130,71 @@ static void fp_batch_leave(struct fp_batcher *bt, unsigned long nr, int slot,
 		b->g[slot].size = 0;
 		b->pages -= fp_gather_pages(gather);
 		b->live--;
+		/*
+		 * Free what is empty at the end of the list, so that callers
+		 * who each sent alone do not fill it, and make the batch go
+		 * whole for the next one who joins.
+		 */
+		while (b->n && !b->g[b->n - 1].size)
+			b->n--;
 	}
 	raw_spin_unlock_irqrestore(&bt->lock, flags);
+}
+
+/* The one gather left in @b, if only one is: NULL otherwise. */
+static const struct fp_batch_gather *fp_batch_only(const struct fp_batch *b)
+{
+	unsigned int i;
+
+	if (b->live != 1)
+		return NULL;
+	for (i = 0; i < b->n; i++)
+		if (b->g[i].size)
+			return &b->g[i];
+	WARN_ON_ONCE(1);
+	return NULL;
 }
 
 /*
  * Sends @b: one sync for all its gathers.  A batch of one goes as the
  * backend's command-and-sync operation, as threshold's would.  Its
  * sender's gather is listed (or the batch is whole): never none.
+ *
+ * Return: as fp_sync().
  */
-static void fp_batch_send(struct fp_context *ctx, struct fp_batch *b)
+static int fp_batch_send(struct fp_context *ctx, struct fp_batch *b)
 {
 	bool range = fp_context_has_range(ctx);
+	const struct fp_batch_gather *g = fp_batch_only(b);
 	unsigned int i;
+	int ret;
 
 	if (b->whole) {
-		fp_flush_context(ctx);
-	} else if (b->live == 1) {
-		for (i = 0; !b->g[i].size; i++)
-			;
-		if (range)
-			fp_inv_range_sync(ctx, b->g[i].iova, b->g[i].size,
-					  b->g[i].granule, true, NULL);
-		else
-			fp_inv_va_sync(ctx, b->g[i].iova, b->g[i].size,
-				       b->g[i].granule, true);
+		ret = fp_flush_context(ctx);
+	} else if (g && range) {
+		ret = fp_inv_range_sync(ctx, g->iova, g->size, g->granule,
+					true, NULL);
+	} else if (g) {
+		ret = fp_inv_va_sync(ctx, g->iova, g->size, g->granule, true);
 	} else {
 		for (i = 0; i < b->n; i++) {
-			if (!b->g[i].size)
+			g = &b->g[i];
+			if (!g->size)
 				continue;
 			if (range)
-				fp_inv_range(ctx, b->g[i].iova, b->g[i].size,
-					     b->g[i].granule, true);
+				fp_inv_range(ctx, g->iova, g->size, g->granule,
+					     true);
 			else
-				fp_inv_va(ctx, b->g[i].iova, b->g[i].size,
-					  b->g[i].granule, true);
+				fp_inv_va(ctx, g->iova, g->size, g->granule,
+					  true);
 		}
-		fp_sync(ctx);
+		ret = fp_sync(ctx);
 	}
 	b->n = 0;
 	b->live = 0;
 	b->pages = 0;
 	b->whole = false;
+	return ret;
 }
 
 /*
@@ -173,6 +211,7 @@ static void fp_batch_lead(struct fp_context *ctx, struct fp_batcher *bt,
 	__releases(&bt->lock)
 {
 	struct fp_batch *b = &bt->b[nr & 1];
+	int ret;
 
 	WARN_ON_ONCE(nr != bt->open);
 	bt->open++;
@@ -181,11 +220,13 @@ static void fp_batch_lead(struct fp_context *ctx, struct fp_batcher *bt,
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
 		local_irq_restore(flags);
 
-	fp_batch_send(ctx, b);
+	ret = fp_batch_send(ctx, b);
 
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
 		local_irq_save(flags);
 	raw_spin_lock(&bt->lock);
+	if (ret)
+		WRITE_ONCE(bt->failed, nr);
 	/* After the sync: pairs with fp_batch_completed()'s acquire. */
 	smp_store_release(&bt->done, nr);
 	WRITE_ONCE(bt->leader, 0);
@@ -244,6 +285,11 @@ static void fp_batch_flush_gather(struct fp_context *ctx,
 	raw_spin_lock_irqsave(&bt->lock, flags);
 	nr = fp_batch_join(ctx, bt, gather, &slot);
 	for (;;) {
+		if (fp_batch_completed(bt, nr) && fp_batch_failed(bt, nr)) {
+			raw_spin_unlock_irqrestore(&bt->lock, flags);
+			fp_threshold_flush_gather(ctx, gather);
+			goto out;
+		}
 		if (fp_batch_completed(bt, nr))
 			break;
 		if (!bt->leader) {
