@@ -282,6 +282,10 @@ def check_fio_syncs(d, check):
         "| 1.000 |"),
         f"fio-syncs: the second run of a boot, the policy switch before it "
         f"not counted: {rows.get('threshold (share)')}")
+    check(rows.get("va (share)", "").endswith(
+        "| 0.904 (0.817 - 0.990) |"),
+        f"fio-syncs: va sharing priced per I/O, 1 command and 0.4 or 0.5 "
+        f"CMD_SYNC at 126 and 1728 ns: {rows.get('va (share)')}")
     check(rows.get("va (no share)", "").startswith(
         "| va (no share) | 1.000 | 1.000 | 1.000 | 0.000 | 1.000 | 1.000 |"),
         f"fio-syncs: va without sharing: {rows.get('va (no share)')}")

@@ -36,6 +36,8 @@ JOBS = {"rr4k1": 1, "rr4k2": 2, "rr4k4": 4}  # name: fio's numjobs
 UPSTREAM = ["upstream-strict", "upstream-lazy"]
 SHARE = {"flushpol-share": "share", "flushpol-noshare": "no share"}
 LAZY = "upstream-lazy"
+# The seed's SM8150 figures in us: a command, a sync (benchmarks.rst).
+CMD_US, SYNC_US = 0.126, 1.728
 LINE = re.compile(r"fio: smmu=(\S+) policy=(\S+) job=(\S+) reqs=(\d+) kib=(\d+) "
                   r"tlbi_va=(\d+) tlbi_range=(\d+) tlbi_asid=(\d+) "
                   r"tlbi_all=(\d+) syncs=(\d+) terse=(\S+)")
@@ -131,6 +133,11 @@ def collect(d):
     return runs, counts, lost
 
 
+def priced_us(x):
+    """SMMU time per I/O at the seed's figures, from one traced round."""
+    return x["cmds"] * CMD_US + x["SYNC"] * SYNC_US
+
+
 def spread(xs, digits=3):
     """A count over traced rounds: the value if every round gave it (at
     the digits shown), else median (min - max)."""
@@ -155,7 +162,11 @@ def count_tables(counts, lost, traced):
           "jobs): a figure alone is the same in every traced boot, else "
           "median (min - max) over them.  `sync calls` is flushpol's own "
           "count of syncs asked for (stats/syncs); `CMD_SYNC` what the SMMU "
-          "consumed.  Requests: the block layer's, per I/O.\n")
+          "consumed.  Requests: the block layer's, per I/O.  `SMMU us`: "
+          "what the SMMU spends on them per I/O, priced at the seed's "
+          f"SM8150 figures ({CMD_US * 1000:.0f} ns a command, "
+          f"{SYNC_US * 1000:.0f} ns a CMD_SYNC): the time QEMU does not "
+          "charge.\n")
     if lost:
         print("(marks not found, not counted: " + ", ".join(lost) + ")\n")
     opcodes = sorted({op for xs in counts.values() for x in xs for op in x}
@@ -165,7 +176,8 @@ def count_tables(counts, lost, traced):
         if not any(k[1] == j for k in counts):
             continue
         print(f"4K random read, QD32, numjobs {nj}:\n")
-        head = ["CMD_SYNC", "sync calls", "commands"] + opcodes + ["requests"]
+        head = (["CMD_SYNC", "sync calls", "commands"] + opcodes +
+                ["requests", "SMMU us"])
         print("| configuration | " + " | ".join(head) + " |")
         print("|---" * (len(head) + 1) + "|")
         for c in cols:
@@ -178,6 +190,7 @@ def count_tables(counts, lost, traced):
                      spread([x["cmds"] for x in xs])]
             cells += [spread([x.get(op, 0.0) for x in xs]) for op in opcodes]
             cells.append(spread([x["reqs"] for x in xs]))
+            cells.append(spread([priced_us(x) for x in xs]))
             print(f"| {c} | " + " | ".join(cells) + " |")
         print()
 
