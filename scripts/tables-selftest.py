@@ -206,7 +206,9 @@ def write_fio_syncs(fd, rng):
     without sharing one CMD_SYNC, `va` sharing 0.5 (traced round 1) and
     0.4 (round 2), each flushpol boot switching to `threshold` (a
     TLBI_NH_VA and CMD_SYNC) between its two runs; upstream lazy one TLBI_NH_ASID + CMD_SYNC of its ASID per
-    100 I/Os, every third twice in a row."""
+    100 I/Os, every third twice in a row.  Traps: upstream strict one
+    CMDQ_PROD write and one CMDQ_CONS read per I/O, `va` without sharing
+    one write and three reads, its `threshold` none; no other boot any."""
     os.makedirs(fd)
     ios = 1000
     mark = ("smmuv3_cmdq_opcode <--- SMMU_CMD_TLBI_NH_ASID\n"
@@ -214,6 +216,11 @@ def write_fio_syncs(fd, rng):
             "smmuv3_cmdq_opcode <--- SMMU_CMD_SYNC\n") * 2
     va = "smmuv3_cmdq_opcode <--- SMMU_CMD_TLBI_NH_VA\n"
     sync = "smmuv3_cmdq_opcode <--- SMMU_CMD_SYNC\n"
+    prod = "smmuv3_write_mmio addr: 0x98 val:0x5 size: 0x4(0)\n"
+    cons = "smmuv3_read_mmio addr: 0x9c val:0x5 size: 0x4(0)\n"
+    gerror = "smmuv3_read_mmio addr: 0x60 val:0x0 size: 0x4(0)\n"
+    reads = {("upstream-strict", "upstream-strict"): 1,
+             ("flushpol-noshare", "va"): 3}
     fq = ("smmuv3_cmdq_opcode <--- SMMU_CMD_TLBI_NH_ASID\n"
           "smmuv3_cmdq_tlbi_nh_asid asid=1\n" + sync)
     cfgs = {"upstream-strict": ["upstream-strict"],
@@ -252,10 +259,14 @@ def write_fio_syncs(fd, rng):
                             if i % 100 == 0:
                                 t.write(fq * (2 if i % 300 == 0 else 1))
                             continue
+                        if (cfg, p) in reads:
+                            t.write(prod)
                         t.write(va)
                         if cfg != "flushpol-share" or p != "va" or \
                                 i % 10 < 6 - r:
                             t.write(sync)
+                        if (cfg, p) in reads:
+                            t.write((cons + gerror) * reads[cfg, p])
                     f.write("[    8.1] fio: mark stop\n")
                     t.write(mark)
                     f.write(f"fio: smmu={smmu} policy={p} job=rr4k4 "
@@ -286,6 +297,18 @@ def check_fio_syncs(d, check):
         "| 0.904 (0.817 - 0.990) |"),
         f"fio-syncs: va sharing priced per I/O, 1 command and 0.4 or 0.5 "
         f"CMD_SYNC at 126 and 1728 ns: {rows.get('va (share)')}")
+    check(rows.get("upstream-strict", "").endswith(
+        "| 1.000 | 1.000 | 1.854 |")
+          and rows.get("va (no share)", "").endswith(
+        "| 1.000 | 3.000 | 1.854 |")
+          and rows.get("threshold (no share)", "").endswith(
+        "| 0.000 | 0.000 | 1.854 |")
+          and rows.get("upstream-lazy", "").endswith("| - | - | 0.026 |"),
+        "fio-syncs: CMDQ_PROD writes and CMDQ_CONS reads per I/O, none "
+        "where the trace has none: " + " / ".join(
+            str(rows.get(c)) for c in ("upstream-strict", "va (no share)",
+                                       "threshold (no share)",
+                                       "upstream-lazy")))
     check(rows.get("va (no share)", "").startswith(
         "| va (no share) | 1.000 | 1.000 | 1.000 | 0.000 | 1.000 | 1.000 |"),
         f"fio-syncs: va without sharing: {rows.get('va (no share)')}")

@@ -44,6 +44,12 @@ LINE = re.compile(r"fio: smmu=(\S+) policy=(\S+) job=(\S+) reqs=(\d+) kib=(\d+) 
 MARK = re.compile(r"fio: mark (job=\S+|stop)")
 OPCODE = re.compile(r"smmuv3_cmdq_opcode\s+<---\s+(?:SMMU_)?(?:CMD_)?(\S+)")
 ASID = re.compile(r"smmuv3_cmdq_tlbi_nh_asid\s+asid=(\d+)")
+# A CMDQ_PROD write (0x98; QEMU consumes the queue in it: it belongs with
+# the commands after it), a CMDQ_CONS read (0x9c: with those before it).
+TRAPS = {"prod_writes": (re.compile(r"smmuv3_write_mmio\s+addr:\s*0x98\b"),
+                         0),
+         "cons_reads": (re.compile(r"smmuv3_read_mmio\s+addr:\s*0x9c\b"),
+                        1)}
 
 
 def column(cfg, policy):
@@ -73,13 +79,18 @@ def marks(path):
 def segments(trace, n):
     """The opcodes between each start mark and its stop mark, as Counters,
     given the n marks the guest wrote; None if the marks are not found as
-    n of them, all of one ASID that appears in nothing else."""
-    ops = []
+    n of them, all of one ASID that appears in nothing else.  The traps
+    of TRAPS are counted into the segment of the commands they come
+    between, if the trace has any."""
+    ops, traps = [], {k: [] for k in TRAPS}
     for line in open(trace, errors="replace"):
         m = OPCODE.search(line)
         if m:
             ops.append([m.group(1), None])
             continue
+        for k, (r, _) in TRAPS.items():
+            if r.search(line):
+                traps[k].append(len(ops))
         m = ASID.search(line)
         if m and ops and ops[-1][0] == "TLBI_NH_ASID":
             ops[-1][1] = int(m.group(1))
@@ -101,8 +112,16 @@ def segments(trace, n):
     if len(edu) != 1 or n % 2:
         return None
     starts = quads[edu[0]]
-    return [collections.Counter(o[0] for o in ops[starts[k] + 4:starts[k + 1]])
-            for k in range(0, n, 2)]
+    segs = []
+    for k in range(0, n, 2):
+        lo, hi = starts[k] + 4, starts[k + 1]
+        seg = collections.Counter(o[0] for o in ops[lo:hi])
+        for t, at in traps.items():
+            after = TRAPS[t][1]
+            if at:
+                seg[t] = sum(1 for p in at if lo + after <= p < hi + after)
+        segs.append(seg)
+    return segs
 
 
 def collect(d):
@@ -126,7 +145,8 @@ def collect(d):
             ios = v["ios"]
             x = {op: c / ios for op, c in seg.items()}
             x.setdefault("SYNC", 0.0)
-            x["cmds"] = sum(c for op, c in seg.items() if op != "SYNC") / ios
+            x["cmds"] = sum(c for op, c in seg.items()
+                            if op != "SYNC" and op not in TRAPS) / ios
             x["sync_calls"] = v["sync_calls"] / ios
             x["reqs"] = v["reqs"] / ios
             counts.setdefault((col, job), []).append(x)
@@ -166,18 +186,21 @@ def count_tables(counts, lost, traced):
           "what the SMMU spends on them per I/O, priced at the seed's "
           f"SM8150 figures ({CMD_US * 1000:.0f} ns a command, "
           f"{SYNC_US * 1000:.0f} ns a CMD_SYNC): the time QEMU does not "
-          "charge.\n")
+          "charge.  `PROD writes` and `CONS reads`: the guest's writes of "
+          "CMDQ_PROD (QEMU consumes the queue in each) and reads of "
+          "CMDQ_CONS, each a trap out of the guest into QEMU under its "
+          "global lock; `-` where the trace has none of them.\n")
     if lost:
         print("(marks not found, not counted: " + ", ".join(lost) + ")\n")
     opcodes = sorted({op for xs in counts.values() for x in xs for op in x}
-                     - {"SYNC", "cmds", "sync_calls", "reqs"})
+                     - {"SYNC", "cmds", "sync_calls", "reqs"} - set(TRAPS))
     cols = order(counts)
     for j, nj in JOBS.items():
         if not any(k[1] == j for k in counts):
             continue
         print(f"4K random read, QD32, numjobs {nj}:\n")
         head = (["CMD_SYNC", "sync calls", "commands"] + opcodes +
-                ["requests", "SMMU us"])
+                ["requests", "PROD writes", "CONS reads", "SMMU us"])
         print("| configuration | " + " | ".join(head) + " |")
         print("|---" * (len(head) + 1) + "|")
         for c in cols:
@@ -190,6 +213,9 @@ def count_tables(counts, lost, traced):
                      spread([x["cmds"] for x in xs])]
             cells += [spread([x.get(op, 0.0) for x in xs]) for op in opcodes]
             cells.append(spread([x["reqs"] for x in xs]))
+            for t in TRAPS:
+                cells.append(spread([x[t] for x in xs])
+                             if all(t in x for x in xs) else "-")
             cells.append(spread([priced_us(x) for x in xs]))
             print(f"| {c} | " + " | ".join(cells) + " |")
         print()

@@ -23,7 +23,9 @@
 # FP_FIO_SYNC_COUNT_ROUNDS rounds of boots with QEMU tracing every command
 # (-trace smmuv3_cmdq_opcode), each fio run between two marks the edu
 # device puts in the command stream (guest-fio.sh, FP_FIO_MARK=2), counted
-# per I/O by opcode, with their spread over those rounds.  Tracing costs
+# per I/O by opcode, with their spread over those rounds, and so are the
+# guest's CMDQ_PROD writes and CMDQ_CONS reads, each a trap into QEMU
+# (-trace smmuv3_write_mmio, smmuv3_read_mmio).  Tracing costs
 # QEMU time per command, and whether a CMD_SYNC is shared depends on
 # timing: the counts are those of the traced boots.
 #
@@ -114,6 +116,7 @@ boot()
 		# No ramp: every command between the marks is a counted I/O's.
 		fio+=" FP_FIO_TIME=1 FP_FIO_RAMP=0 FP_FIO_MARK=2"
 		qextra+=" -trace smmuv3_cmdq_opcode -trace smmuv3_cmdq_tlbi_nh_asid"
+		qextra+=" -trace smmuv3_write_mmio -trace smmuv3_read_mmio"
 		qextra+=" -D $trace"
 	else
 		fio+=" FP_FIO_TIME=$t FP_FIO_RAMP=$ramp"
