@@ -407,6 +407,13 @@ extern struct fp_policy fp_policy_threshold;
 extern struct fp_policy fp_policy_batch;
 void fp_batcher_init(struct fp_batcher *bt);
 unsigned long fp_batch_wait_set(unsigned long ns);	/* for the tests */
+#if IS_ENABLED(CONFIG_KUNIT)
+unsigned long fp_batch_join(struct fp_context *ctx, struct fp_batcher *bt,
+			    const struct iommu_iotlb_gather *gather, int *slot);
+void fp_batch_leave(struct fp_batcher *bt, unsigned long nr, int slot,
+		    const struct iommu_iotlb_gather *gather);
+int fp_batch_send(struct fp_context *ctx, struct fp_batch *b);
+#endif
 
 /* &fp_context.leaf: an enum fp_one_leaf, and whether to time the flush. */
 #define FP_LEAFMODE_ONE		0x3

@@ -6,9 +6,10 @@
  * arrive while one batch is being sent (held in its sync here, by the
  * rig's hook) join the next, which is sent with one sync; each caller
  * checks in the model, as soon as its unmap returns, that its own page is
- * no longer cached.  A caller that interrupts the sender on the sender's
- * own CPU does not wait for it; a caller whose batch failed its sync sends
- * its own gather.
+ * no longer cached, and none returns while its batch's sync is held.  A
+ * caller that interrupts the sender on the sender's own CPU does not wait
+ * for it; a caller whose batch failed its sync sends its own gather; one
+ * who leaves the list takes out its own entry, and no other.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -120,6 +121,10 @@ struct fpt_batch_run {
 	/* Fail the sync of the batch after the held one, sent by @failed_by. */
 	bool fail_next;
 	struct task_struct *failed_by;
+	/* Or hold that sync too, sent by @second, until @go2. */
+	atomic_t in_sync2;
+	atomic_t go2;
+	struct task_struct *second;
 	struct completion done[FPT_B_CALLERS];
 	unsigned long stale[FPT_B_CALLERS];	/* left when it returned */
 	size_t unmapped[FPT_B_CALLERS];
@@ -131,27 +136,38 @@ struct fpt_batch_caller {
 	unsigned int i;
 };
 
+/*
+ * Spinning: the sync is a policy call, which must not sleep; and by the
+ * clock, not jiffies: a backend may sync with interrupts off.
+ */
+static void fpt_batch_spin_until(atomic_t *go)
+{
+	u64 t0 = local_clock();
+
+	while (!atomic_read(go) && local_clock() - t0 < FPT_B_WAIT_NS / 2)
+		cpu_relax();
+}
+
 static void fpt_batch_hold(struct fpt_rig *rig)
 {
 	struct fpt_batch_run *run = rig->hook_data;
-	u64 t0 = local_clock();
 
-	if (current != run->held) {
-		if (run->fail_next && !run->failed_by) {
+	if (current == run->held) {
+		if (!atomic_xchg(&run->in_sync, 1))
+			fpt_batch_spin_until(&run->go);
+		return;
+	}
+	if (run->fail_next) {
+		if (!run->failed_by) {
 			run->failed_by = current;
 			rig->smmu->syncs_to_fail = 1;
 		}
 		return;
 	}
-	if (atomic_xchg(&run->in_sync, 1))
-		return;
-	/*
-	 * Spinning: the sync is a policy call, which must not sleep; and
-	 * by the clock, not jiffies: the sender has interrupts off.
-	 */
-	while (!atomic_read(&run->go) &&
-	       local_clock() - t0 < FPT_B_WAIT_NS / 2)
-		cpu_relax();
+	if (!atomic_xchg(&run->in_sync2, 1)) {
+		run->second = current;
+		fpt_batch_spin_until(&run->go2);
+	}
 }
 
 static const struct fpt_hooks fpt_batch_hooks = {
@@ -178,6 +194,7 @@ static void fpt_batch_release(void *data)
 	unsigned int i;
 
 	atomic_set(&run->go, 1);
+	atomic_set(&run->go2, 1);
 	for (i = 0; i < FPT_B_CALLERS; i++)
 		wait_for_completion_timeout(&run->done[i], FPT_B_HOLD);
 	run->rig->hooks = NULL;
@@ -219,8 +236,9 @@ static bool fpt_batch_joined(struct fpt_rig *rig, unsigned long n)
 
 /*
  * Three callers: the first sends its gather and is held in its sync; the
- * other two arrive meanwhile and join the next batch.  Returns once all
- * three have returned.
+ * other two arrive meanwhile and join the next batch, whose sync is held
+ * too (unless it is to fail) while the test checks that neither of them
+ * has returned.  Returns once all three have returned.
  */
 static struct fpt_batch_run *fpt_batch_three_run(struct kunit *test,
 						 bool range,
@@ -262,6 +280,21 @@ static struct fpt_batch_run *fpt_batch_three_run(struct kunit *test,
 	KUNIT_ASSERT_TRUE_MSG(test, fpt_batch_joined(run->rig, 2),
 			      "the callers never joined the next batch");
 	atomic_set(&run->go, 1);
+	if (!fail_next) {
+		unsigned long end = jiffies + FPT_B_HOLD;
+
+		while (!atomic_read(&run->in_sync2) && time_before(jiffies, end))
+			usleep_range(500, 1000);
+		KUNIT_ASSERT_TRUE(test, atomic_read(&run->in_sync2));
+		/* Time for a caller who would not wait to return. */
+		msleep(50);
+		for (i = 1; i < FPT_B_CALLERS; i++)
+			KUNIT_EXPECT_FALSE_MSG(test,
+					       completion_done(&run->done[i]),
+					       "caller %u returned before its batch's sync",
+					       i);
+		atomic_set(&run->go2, 1);
+	}
 	for (i = 0; i < FPT_B_CALLERS; i++)
 		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&run->done[i],
 								  FPT_B_HOLD),
@@ -274,8 +307,9 @@ static struct fpt_batch_run *fpt_batch_three_run(struct kunit *test,
  * @threshold 1: their two pages are past it, and go as one context
  * invalidation.
  */
-static void fpt_batch_three_callers(struct kunit *test, bool range,
-				    unsigned int threshold)
+static struct fpt_rig *fpt_batch_three_callers(struct kunit *test,
+					       bool range,
+					       unsigned int threshold)
 {
 	struct fpt_batch_run *run = fpt_batch_three_run(test, range, threshold,
 							false);
@@ -306,6 +340,7 @@ static void fpt_batch_three_callers(struct kunit *test, bool range,
 						      FP_STAT_TLBI_ASID), 1);
 	}
 	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&run->rig->mc), 0);
+	return run->rig;
 }
 
 static void callers_during_a_batch_share_the_next_sync(struct kunit *test)
@@ -318,9 +353,30 @@ static void shared_batch_by_range_where_the_backend_has_it(struct kunit *test)
 	fpt_batch_three_callers(test, true, 128);
 }
 
+/*
+ * And the batches after a whole one go as their gathers say: the next two
+ * lone callers use both batches again, the second the one that went whole.
+ */
 static void shared_batch_past_threshold_goes_by_context(struct kunit *test)
 {
-	fpt_batch_three_callers(test, false, 1);
+	struct fpt_rig *rig = fpt_batch_three_callers(test, false, 1);
+	unsigned long iova;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		iova = FPT_IOVA_LONE + i * SZ_2M;
+		KUNIT_ASSERT_EQ(test, fpt_map(rig, iova, SZ_4K, SZ_4K), 0);
+		fpm_access_range(&rig->mc, iova, SZ_4K);
+		fp_context_reset_stats(rig->ctx);
+		KUNIT_EXPECT_EQ(test, fpt_unmap(rig, iova, SZ_4K, false), SZ_4K);
+		KUNIT_EXPECT_EQ_MSG(test, fp_context_stat(rig->ctx,
+							  FP_STAT_TLBI_VA), 1,
+				    "lone caller %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, fp_context_stat(rig->ctx,
+							  FP_STAT_TLBI_ASID), 0,
+				    "lone caller %u", i);
+		KUNIT_EXPECT_EQ(test, fpm_stale_in(&rig->mc, iova, SZ_4K), 0);
+	}
 }
 
 /*
@@ -348,8 +404,13 @@ static void joiner_of_a_failed_batch_sends_its_own(struct kunit *test)
 				    i);
 	}
 	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_SYNC_TIMEOUTS), 1);
-	/* The held batch's, the failed one's, and the joiner's own. */
+	/*
+	 * The held batch's, the failed one's, and the joiner's own; with
+	 * its command sent again, not only a sync (the model keeps what a
+	 * failed sync left, which a bare sync would complete).
+	 */
 	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_SYNCS), 3);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(ctx, FP_STAT_TLBI_VA), 4);
 	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&run->rig->mc), 0);
 }
 
@@ -422,11 +483,8 @@ static void caller_on_the_senders_cpu_does_not_wait(struct kunit *test)
 	rig->hooks = NULL;
 
 	KUNIT_EXPECT_TRUE(test, n->entered);
-	/*
-	 * As upstream's queue waits for a CMD_SYNC: so that an interrupt's
-	 * unmap on the sender's CPU cannot find it sending.
-	 */
-	KUNIT_EXPECT_EQ(test, n->irqs_on, IS_ENABLED(CONFIG_PREEMPT_RT));
+	/* Sent in the caller's interrupt state, as threshold sends. */
+	KUNIT_EXPECT_TRUE(test, n->irqs_on);
 	KUNIT_EXPECT_EQ(test, n->unmapped, FPT_B_NESTED * SZ_4K);
 	KUNIT_EXPECT_EQ(test, n->stale, 0);
 	KUNIT_EXPECT_LT_MSG(test, n->ns, FPT_B_WAIT_NS / 4,
@@ -455,6 +513,80 @@ static void caller_on_the_senders_cpu_does_not_wait(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fpm_stale_in(&rig->mc, FPT_B_PAGE(1), SZ_4K), 0);
 }
 
+/*
+ * The list itself, as callers join and leave it: one who leaves empties
+ * only its own entry, and frees slots only from the end, so that those
+ * still listed keep theirs and are sent.
+ */
+static void fpt_batch_gather_at(struct iommu_iotlb_gather *g,
+				unsigned long iova)
+{
+	iommu_iotlb_gather_init(g);
+	g->start = iova;
+	g->end = iova + SZ_4K - 1;
+	g->pgsize = SZ_4K;
+}
+
+static unsigned long fpt_batch_join_one(struct fpt_rig *rig,
+					const struct iommu_iotlb_gather *g,
+					int *slot)
+{
+	struct fp_batcher *bt = &rig->ctx->batcher;
+	unsigned long flags, nr;
+
+	raw_spin_lock_irqsave(&bt->lock, flags);
+	nr = fp_batch_join(rig->ctx, bt, g, slot);
+	raw_spin_unlock_irqrestore(&bt->lock, flags);
+	return nr;
+}
+
+static void leaving_keeps_the_slots_of_those_still_listed(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_batch_rig(test, false, 128, 1);
+	struct fp_batcher *bt = &rig->ctx->batcher;
+	struct fp_batch *b = &bt->b[bt->open & 1];
+	struct iommu_iotlb_gather g[4];
+	unsigned long iova[4], nr;
+	int slot[4];
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		iova[i] = i < FPT_B_CALLERS ? FPT_B_PAGE(i) : FPT_IOVA_LONE;
+		fpt_batch_gather_at(&g[i], iova[i]);
+	}
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_LONE, SZ_4K, SZ_4K), 0);
+	fpm_access_range(&rig->mc, FPT_IOVA_LONE, SZ_4K);
+
+	nr = fpt_batch_join_one(rig, &g[0], &slot[0]);
+	for (i = 1; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, fpt_batch_join_one(rig, &g[i], &slot[i]),
+				nr);
+	KUNIT_EXPECT_EQ(test, slot[0], 0);
+	KUNIT_EXPECT_EQ(test, slot[2], 2);
+	/* The first leaves: the others keep their slots, and the list. */
+	fp_batch_leave(bt, nr, slot[0], &g[0]);
+	KUNIT_EXPECT_EQ(test, b->n, 3);
+	KUNIT_EXPECT_EQ(test, b->live, 2);
+	/* The last leaves: its slot is free again, the second's is not. */
+	fp_batch_leave(bt, nr, slot[2], &g[2]);
+	KUNIT_EXPECT_EQ(test, b->n, 2);
+	KUNIT_EXPECT_EQ(test, b->live, 1);
+	KUNIT_EXPECT_EQ(test, b->pages, 1);
+	KUNIT_EXPECT_EQ(test, fpt_batch_join_one(rig, &g[3], &slot[3]), nr);
+	KUNIT_EXPECT_EQ(test, slot[3], 2);
+
+	KUNIT_EXPECT_EQ(test, fp_batch_send(rig->ctx, b), 0);
+	/* The second's and the fourth's: one command each and one sync. */
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 2);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_SYNCS), 1);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ_MSG(test, fpm_cached_leaves(&rig->mc, iova[i],
+							    SZ_4K),
+				    (i == 1 || i == 3) ? 0 : 1, "caller %u", i);
+	KUNIT_EXPECT_EQ(test, b->n, 0);
+	KUNIT_EXPECT_EQ(test, b->live, 0);
+}
+
 static struct kunit_case fpt_batch_cases[] = {
 	KUNIT_CASE(lone_gather_goes_as_threshold_sends_it),
 	KUNIT_CASE(callers_during_a_batch_share_the_next_sync),
@@ -462,6 +594,7 @@ static struct kunit_case fpt_batch_cases[] = {
 	KUNIT_CASE(shared_batch_past_threshold_goes_by_context),
 	KUNIT_CASE(joiner_of_a_failed_batch_sends_its_own),
 	KUNIT_CASE(caller_on_the_senders_cpu_does_not_wait),
+	KUNIT_CASE(leaving_keeps_the_slots_of_those_still_listed),
 	{}
 };
 

@@ -91,13 +91,13 @@ static bool fp_batch_failed(struct fp_batcher *bt, unsigned long nr)
  * Adds @gather to the open batch, under @bt->lock; returns its number,
  * and in *@slot where the gather is listed (-1: the batch goes whole).
  */
-static unsigned long fp_batch_join(struct fp_context *ctx,
-				   struct fp_batcher *bt,
-				   const struct iommu_iotlb_gather *gather,
-				   int *slot)
+VISIBLE_IF_KUNIT unsigned long
+fp_batch_join(struct fp_context *ctx, struct fp_batcher *bt,
+	      const struct iommu_iotlb_gather *gather, int *slot)
 {
 	struct fp_batch *b = &bt->b[bt->open & 1];
 
+	lockdep_assert_held(&bt->lock);
 	*slot = -1;
 	if (b->whole)
 		return bt->open;
@@ -113,14 +113,16 @@ static unsigned long fp_batch_join(struct fp_context *ctx,
 	b->live++;
 	return bt->open;
 }
+EXPORT_SYMBOL_IF_KUNIT(fp_batch_join);
 
 /*
  * A caller that sends its own gather takes it out of batch @nr if that
  * is still open and lists it, so that it is not invalidated twice: its
  * entry is emptied, not removed, since other callers hold their slots.
  */
-static void fp_batch_leave(struct fp_batcher *bt, unsigned long nr, int slot,
-			   const struct iommu_iotlb_gather *gather)
+VISIBLE_IF_KUNIT void fp_batch_leave(struct fp_batcher *bt, unsigned long nr,
+				     int slot,
+				     const struct iommu_iotlb_gather *gather)
 {
 	struct fp_batch *b = &bt->b[nr & 1];
 	unsigned long flags;
@@ -140,6 +142,7 @@ static void fp_batch_leave(struct fp_batcher *bt, unsigned long nr, int slot,
 	}
 	raw_spin_unlock_irqrestore(&bt->lock, flags);
 }
+EXPORT_SYMBOL_IF_KUNIT(fp_batch_leave);
 
 /* The one gather left in @b, if only one is: NULL otherwise. */
 static const struct fp_batch_gather *fp_batch_only(const struct fp_batch *b)
@@ -162,7 +165,7 @@ static const struct fp_batch_gather *fp_batch_only(const struct fp_batch *b)
  *
  * Return: as fp_sync().
  */
-static int fp_batch_send(struct fp_context *ctx, struct fp_batch *b)
+VISIBLE_IF_KUNIT int fp_batch_send(struct fp_context *ctx, struct fp_batch *b)
 {
 	bool range = fp_context_has_range(ctx);
 	const struct fp_batch_gather *g = fp_batch_only(b);
@@ -196,15 +199,15 @@ static int fp_batch_send(struct fp_context *ctx, struct fp_batch *b)
 	b->whole = false;
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(fp_batch_send);
 
 /*
  * Sends the open batch, @nr: called with @bt->lock held, which it drops.
  * Its gathers are the batch's until it is marked done, and no other
- * batch is sent meanwhile, so they are read without the lock.  Sent with
- * interrupts off, as upstream's queue waits for its CMD_SYNC, so that no
- * unmap of an interrupt on this CPU finds its own CPU sending (and sends
- * its gather alone); except on PREEMPT_RT, where a backend may take a
- * spinlock_t (core/dispatch.c).
+ * batch is sent meanwhile, so they are read without the lock.  Sent in
+ * the caller's interrupt state, as threshold sends: a batch by VA may be
+ * the threshold's pages long, and the queue may wait for room or recover
+ * in it.  An interrupt's unmap on this CPU meanwhile sends its own.
  */
 static void fp_batch_lead(struct fp_context *ctx, struct fp_batcher *bt,
 			  unsigned long nr, unsigned long flags)
@@ -216,15 +219,11 @@ static void fp_batch_lead(struct fp_context *ctx, struct fp_batcher *bt,
 	WARN_ON_ONCE(nr != bt->open);
 	bt->open++;
 	WRITE_ONCE(bt->leader, smp_processor_id() + 1);
-	raw_spin_unlock(&bt->lock);
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		local_irq_restore(flags);
+	raw_spin_unlock_irqrestore(&bt->lock, flags);
 
 	ret = fp_batch_send(ctx, b);
 
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		local_irq_save(flags);
-	raw_spin_lock(&bt->lock);
+	raw_spin_lock_irqsave(&bt->lock, flags);
 	if (ret)
 		WRITE_ONCE(bt->failed, nr);
 	/* After the sync: pairs with fp_batch_completed()'s acquire. */
