@@ -39,6 +39,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/lib.sh
 . "$here/../lib.sh"
+# shellcheck source=scripts/qemu/fio-rig.sh
+. "$here/fio-rig.sh"
 # shellcheck source=scripts/deps.sh
 . "$here/../deps.sh"
 export FLUSHPOL_QEMU_OUT=${FLUSHPOL_QEMU_OUT:-$FP_TOP/build/qemu}
@@ -53,17 +55,7 @@ log() { echo "fio-bench: $*" >&2; }
 die() { log "$*"; exit 1; }
 
 fp_apt_install gnuplot-nox >&2
-eval "$("$here/prepare.sh")"
-root=$("$here/fio-root.sh")
-if [ "${FP_FIO_PREBUILT:-0}" != 1 ]; then
-	"$here/dkms-install.sh" >/dev/null
-	"$here/edu-module.sh" >/dev/null
-fi
-
-rm -rf "$out"
-mkdir -p "$out"
-img=$out/nvme.img
-truncate -s 1G "$img"
+fio_rig "$out"
 
 # boot CONFIG NAME [TRACE]: one boot of CONFIG; its console to NAME.log.
 boot()

@@ -50,6 +50,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/lib.sh
 . "$here/../lib.sh"
+# shellcheck source=scripts/qemu/fio-rig.sh
+. "$here/fio-rig.sh"
 export FLUSHPOL_QEMU_OUT=${FLUSHPOL_QEMU_OUT:-$FP_TOP/build/qemu}
 out=$FLUSHPOL_QEMU_OUT/fio-syncs
 configs=${FP_FIO_SYNC_CONFIGS:-upstream-strict upstream-lazy flushpol-share flushpol-noshare}
@@ -85,17 +87,7 @@ case $policies in
 *[!a-z0-9_\ ]*|'') die "FP_FIO_SYNC_POLICIES: policy names, not '$policies'" ;;
 esac
 
-eval "$("$here/prepare.sh")"
-root=$("$here/fio-root.sh")
-if [ "${FP_FIO_PREBUILT:-0}" != 1 ]; then
-	"$here/dkms-install.sh" >/dev/null
-	"$here/edu-module.sh" >/dev/null
-fi
-
-rm -rf "$out"
-mkdir -p "$out"
-img=$out/nvme.img
-truncate -s 1G "$img"
+fio_rig "$out"
 
 # boot CONFIG NAME [TRACE]: one boot of CONFIG; its console to NAME.log.
 boot()

@@ -31,6 +31,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/lib.sh
 . "$here/../lib.sh"
+# shellcheck source=scripts/qemu/fio-rig.sh
+. "$here/fio-rig.sh"
 export FLUSHPOL_QEMU_OUT=${FLUSHPOL_QEMU_OUT:-$FP_TOP/build/qemu}
 out=$FLUSHPOL_QEMU_OUT/fio-verify
 secs=${1:-20}
@@ -40,17 +42,7 @@ modes=${FP_VERIFY_MODES:-strict lazy nosync}
 log() { echo "fio-verify: $*" >&2; }
 die() { log "$*"; exit 1; }
 
-eval "$("$here/prepare.sh")"
-root=$("$here/fio-root.sh")
-if [ "${FP_FIO_PREBUILT:-0}" != 1 ]; then
-	"$here/dkms-install.sh" >/dev/null
-	"$here/edu-module.sh" >/dev/null
-fi
-
-rm -rf "$out"
-mkdir -p "$out"
-img=$out/nvme.img
-truncate -s 1G "$img"
+fio_rig "$out"
 fp=${FP_FIO_FLUSHPOL_APPEND:-}
 
 for m in $modes; do
