@@ -32,6 +32,14 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 #define FPT_B_WAIT_NS	(20ULL * NSEC_PER_SEC)
 #define FPT_B_HOLD	(10 * HZ)
 
+/* Maps @size at @iova in 4K pages, and has the device cache them. */
+static void fpt_batch_map(struct kunit *test, struct fpt_rig *rig,
+			  unsigned long iova, size_t size)
+{
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, iova, size, SZ_4K), 0);
+	fpm_access_range(&rig->mc, iova, size);
+}
+
 static struct fpt_rig *fpt_batch_rig(struct kunit *test, bool range,
 				     unsigned int threshold, u16 asid)
 {
@@ -44,11 +52,8 @@ static struct fpt_rig *fpt_batch_rig(struct kunit *test, bool range,
 
 	KUNIT_ASSERT_NOT_NULL(test, rig);
 	KUNIT_ASSERT_EQ(test, fpt_rig_init(test, rig, &rc, NULL, asid), 0);
-	for (i = 0; i < FPT_B_CALLERS; i++) {
-		KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_B_PAGE(i), SZ_4K,
-					      SZ_4K), 0);
-		fpm_access_range(&rig->mc, FPT_B_PAGE(i), SZ_4K);
-	}
+	for (i = 0; i < FPT_B_CALLERS; i++)
+		fpt_batch_map(test, rig, FPT_B_PAGE(i), SZ_4K);
 	fp_context_reset_stats(rig->ctx);
 	return rig;
 }
@@ -90,9 +95,7 @@ static void lone_gather_goes_as_threshold_sends_it(struct kunit *test)
 		struct fpt_rig *rig = fpt_batch_rig(test, cases[i].range, 8,
 						    i + 1);
 
-		KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_LONE, cases[i].size,
-					      SZ_4K), 0);
-		fpm_access_range(&rig->mc, FPT_IOVA_LONE, cases[i].size);
+		fpt_batch_map(test, rig, FPT_IOVA_LONE, cases[i].size);
 		fp_context_reset_stats(rig->ctx);
 		KUNIT_ASSERT_EQ(test, fpt_unmap(rig, FPT_IOVA_LONE,
 						cases[i].size, false),
@@ -114,17 +117,15 @@ static void lone_gather_goes_as_threshold_sends_it(struct kunit *test)
  */
 struct fpt_batch_run {
 	struct fpt_rig *rig;
-	struct task_struct *held;	/* the first caller */
-	struct task_struct *task[FPT_B_CALLERS];
+	struct task_struct *task[FPT_B_CALLERS];	/* 0: the one held */
 	atomic_t in_sync;		/* the first caller is in its sync */
 	atomic_t go;
 	/* Fail the sync of the batch after the held one, sent by @failed_by. */
 	bool fail_next;
 	struct task_struct *failed_by;
-	/* Or hold that sync too, sent by @second, until @go2. */
+	/* Or hold that sync too, until @go2. */
 	atomic_t in_sync2;
 	atomic_t go2;
-	struct task_struct *second;
 	struct completion done[FPT_B_CALLERS];
 	unsigned long stale[FPT_B_CALLERS];	/* left when it returned */
 	size_t unmapped[FPT_B_CALLERS];
@@ -152,7 +153,7 @@ static void fpt_batch_hold(struct fpt_rig *rig)
 {
 	struct fpt_batch_run *run = rig->hook_data;
 
-	if (current == run->held) {
+	if (current == run->task[0]) {
 		if (!atomic_xchg(&run->in_sync, 1))
 			fpt_batch_spin_until(&run->go);
 		return;
@@ -164,10 +165,8 @@ static void fpt_batch_hold(struct fpt_rig *rig)
 		}
 		return;
 	}
-	if (!atomic_xchg(&run->in_sync2, 1)) {
-		run->second = current;
+	if (!atomic_xchg(&run->in_sync2, 1))
 		fpt_batch_spin_until(&run->go2);
-	}
 }
 
 static const struct fpt_hooks fpt_batch_hooks = {
@@ -215,8 +214,6 @@ static void fpt_batch_start(struct kunit *test, struct fpt_batch_run *run,
 	/* Each on a CPU of its own: none preempts the one it waits for. */
 	kthread_bind(t, run->cpu[i]);
 	run->task[i] = t;
-	if (!i)
-		run->held = t;
 	wake_up_process(t);
 }
 
@@ -365,8 +362,7 @@ static void shared_batch_past_threshold_goes_by_context(struct kunit *test)
 
 	for (i = 0; i < 2; i++) {
 		iova = FPT_IOVA_LONE + i * SZ_2M;
-		KUNIT_ASSERT_EQ(test, fpt_map(rig, iova, SZ_4K, SZ_4K), 0);
-		fpm_access_range(&rig->mc, iova, SZ_4K);
+		fpt_batch_map(test, rig, iova, SZ_4K);
 		fp_context_reset_stats(rig->ctx);
 		KUNIT_EXPECT_EQ(test, fpt_unmap(rig, iova, SZ_4K, false), SZ_4K);
 		KUNIT_EXPECT_EQ_MSG(test, fp_context_stat(rig->ctx,
@@ -393,7 +389,7 @@ static void joiner_of_a_failed_batch_sends_its_own(struct kunit *test)
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, run->failed_by);
-	KUNIT_EXPECT_PTR_NE(test, run->failed_by, run->held);
+	KUNIT_EXPECT_PTR_NE(test, run->failed_by, run->task[0]);
 	for (i = 0; i < FPT_B_CALLERS; i++) {
 		KUNIT_EXPECT_EQ_MSG(test, run->unmapped[i], SZ_4K,
 				    "caller %u", i);
@@ -467,11 +463,8 @@ static void caller_on_the_senders_cpu_does_not_wait(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, n);
 	fpt_batch_wait_long(test);
 	rig = fpt_batch_rig(test, false, 128, 1);
-	for (i = 0; i < FPT_B_NESTED; i++) {
-		KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_B_NEST_PAGE(i), SZ_4K,
-					      SZ_4K), 0);
-		fpm_access_range(&rig->mc, FPT_B_NEST_PAGE(i), SZ_4K);
-	}
+	for (i = 0; i < FPT_B_NESTED; i++)
+		fpt_batch_map(test, rig, FPT_B_NEST_PAGE(i), SZ_4K);
 	fp_context_reset_stats(rig->ctx);
 	n->rig = rig;
 	rig->hook_data = n;
@@ -554,8 +547,7 @@ static void leaving_keeps_the_slots_of_those_still_listed(struct kunit *test)
 		iova[i] = i < FPT_B_CALLERS ? FPT_B_PAGE(i) : FPT_IOVA_LONE;
 		fpt_batch_gather_at(&g[i], iova[i]);
 	}
-	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA_LONE, SZ_4K, SZ_4K), 0);
-	fpm_access_range(&rig->mc, FPT_IOVA_LONE, SZ_4K);
+	fpt_batch_map(test, rig, FPT_IOVA_LONE, SZ_4K);
 
 	nr = fpt_batch_join_one(rig, &g[0], &slot[0]);
 	for (i = 1; i < 3; i++)

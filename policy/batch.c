@@ -87,9 +87,16 @@ static bool fp_batch_failed(struct fp_batcher *bt, unsigned long nr)
 	return (long)(READ_ONCE(bt->failed) - nr) >= 0;
 }
 
-/*
- * Adds @gather to the open batch, under @bt->lock; returns its number,
- * and in *@slot where the gather is listed (-1: the batch goes whole).
+/**
+ * fp_batch_join() - add a gather to the open batch
+ * @ctx: the context
+ * @bt: its batcher, whose @lock the caller holds
+ * @gather: the gather
+ * @slot: where the gather is listed (-1: the batch goes whole)
+ *
+ * Exported for the tests only (EXPORT_SYMBOL_IF_KUNIT).
+ *
+ * Return: the batch's number.
  */
 VISIBLE_IF_KUNIT unsigned long
 fp_batch_join(struct fp_context *ctx, struct fp_batcher *bt,
@@ -115,10 +122,16 @@ fp_batch_join(struct fp_context *ctx, struct fp_batcher *bt,
 }
 EXPORT_SYMBOL_IF_KUNIT(fp_batch_join);
 
-/*
- * A caller that sends its own gather takes it out of batch @nr if that
- * is still open and lists it, so that it is not invalidated twice: its
- * entry is emptied, not removed, since other callers hold their slots.
+/**
+ * fp_batch_leave() - take a gather out of its batch, if still open
+ * @bt: the batcher
+ * @nr: the batch fp_batch_join() returned
+ * @slot: where it listed the gather
+ * @gather: the gather
+ *
+ * For a caller that sends its own gather, so that it is not invalidated
+ * twice: its entry is emptied, not removed, since other callers hold
+ * their slots.  Exported for the tests only (EXPORT_SYMBOL_IF_KUNIT).
  */
 VISIBLE_IF_KUNIT void fp_batch_leave(struct fp_batcher *bt, unsigned long nr,
 				     int slot,
@@ -158,17 +171,22 @@ static const struct fp_batch_gather *fp_batch_only(const struct fp_batch *b)
 	return NULL;
 }
 
-/*
- * Sends @b: one sync for all its gathers.  A batch of one goes as the
- * backend's command-and-sync operation, as threshold's would.  Its
- * sender's gather is listed (or the batch is whole): never none.
+/**
+ * fp_batch_send() - send a batch, and empty it
+ * @ctx: the context
+ * @b: the batch, no longer open
+ *
+ * One sync for all its gathers.  A batch of one goes as the backend's
+ * command-and-sync operation, as threshold's would.  Its sender's gather
+ * is listed (or the batch is whole): never none.  Exported for the tests
+ * only (EXPORT_SYMBOL_IF_KUNIT).
  *
  * Return: as fp_sync().
  */
 VISIBLE_IF_KUNIT int fp_batch_send(struct fp_context *ctx, struct fp_batch *b)
 {
 	bool range = fp_context_has_range(ctx);
-	const struct fp_batch_gather *g = fp_batch_only(b);
+	const struct fp_batch_gather *g = b->whole ? NULL : fp_batch_only(b);
 	unsigned int i;
 	int ret;
 
@@ -284,13 +302,13 @@ static void fp_batch_flush_gather(struct fp_context *ctx,
 	raw_spin_lock_irqsave(&bt->lock, flags);
 	nr = fp_batch_join(ctx, bt, gather, &slot);
 	for (;;) {
-		if (fp_batch_completed(bt, nr) && fp_batch_failed(bt, nr)) {
+		if (fp_batch_completed(bt, nr)) {
+			if (!fp_batch_failed(bt, nr))
+				break;
 			raw_spin_unlock_irqrestore(&bt->lock, flags);
 			fp_threshold_flush_gather(ctx, gather);
 			goto out;
 		}
-		if (fp_batch_completed(bt, nr))
-			break;
 		if (!bt->leader) {
 			fp_batch_lead(ctx, bt, nr, flags);
 			goto out;
