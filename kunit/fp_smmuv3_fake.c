@@ -291,6 +291,11 @@ static void fpt_v3_publish(struct fpt_v3_fake *f, u32 prod)
 	u32 reg = f->prod;
 	u64 *cmd;
 
+	/* No move forward passes more than a queue: this one went back. */
+	if (n > BIT(f->smmu.cmdq.q.shift)) {
+		f->backward++;
+		return;
+	}
 	if (((prod - f->cons) & fpt_v3_mask(f)) > BIT(f->smmu.cmdq.q.shift))
 		f->overflow++;
 	for (; n; n--, reg = (reg + 1) & fpt_v3_mask(f)) {
@@ -422,6 +427,8 @@ static void fpt_v3_fake_check(void *data)
 			    "commands changed after CMDQ_PROD passed them");
 	KUNIT_EXPECT_EQ_MSG(test, f->overflow, 0,
 			    "CMDQ_PROD more than a queue ahead of CMDQ_CONS");
+	KUNIT_EXPECT_EQ_MSG(test, f->backward, 0,
+			    "CMDQ_PROD written behind where it was");
 	if (f->mmu700)
 		KUNIT_EXPECT_EQ_MSG(test, f->mixed, 0,
 				    "commands of two kinds before one CMD_SYNC (erratum 2812531)");

@@ -169,6 +169,8 @@ struct fpt_v3_hooks {
  *	and before they were consumed, other than at a halted CMDQ_CONS
  * @overflow: CMDQ_PROD writes that put it more than a queue ahead of
  *	CMDQ_CONS
+ * @backward: CMDQ_PROD writes behind the last one (two CPUs' writes
+ *	reordered): ignored, as the SMMU could make nothing of them
  */
 #define FPT_V3_LIVELOCK	100000
 
@@ -206,7 +208,7 @@ struct fpt_v3_fake {
 	bool livelock;
 	struct kunit *test;
 	u64 *read;
-	unsigned long rewritten, overflow;
+	unsigned long rewritten, overflow, backward;
 };
 
 struct fpt_v3_fake *fpt_v3_fake_new(struct kunit *test,

@@ -1754,6 +1754,9 @@ struct fpt_share {
 	int ret2;
 	unsigned long syncs2;	/* CMD_SYNCs consumed when @second's call returned */
 	u64 published2;		/* CMDQ_PROD's position when @second ran */
+	unsigned long prod_writes;	/* CMDQ_PROD writes, ever */
+	unsigned long prod_locked;	/* ...of them with the queue lock held */
+	unsigned long prod_held;	/* ...while another CPU was writing it */
 };
 
 static struct fpt_share *fpt_share_cur;
@@ -1766,7 +1769,14 @@ static u32 fpt_share_read(struct smmuv3_cmdq *cmdq, unsigned int off)
 static void fpt_share_write(struct smmuv3_cmdq *cmdq, unsigned int off,
 			    u32 val)
 {
-	fpt_share_cur->inner->write_reg(cmdq, off, val);
+	struct fpt_share *s = fpt_share_cur;
+
+	if (off == SMMUV3_CMDQ_PROD) {
+		s->prod_writes++;
+		if (raw_spin_is_locked(&cmdq->lock))
+			s->prod_locked++;
+	}
+	s->inner->write_reg(cmdq, off, val);
 }
 
 static u64 fpt_share_now(struct smmuv3_cmdq *cmdq)
@@ -2375,6 +2385,171 @@ static void sharer_publishes_before_it_waits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
 }
 
+/*
+ * CMDQ_PROD is written with the queue's lock free: in a VM the write traps
+ * and, in QEMU, runs the SMMU's whole consumer, and CPUs waiting for the
+ * lock meanwhile spin on the host CPUs the writer needs
+ * (bench/results/lock-wait-experiment.md).  A lone 4K unmap, a submit
+ * then a sync, and two callers sharing one CMD_SYNC.
+ */
+static void prod_written_with_no_queue_lock_held(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+
+	if (!IS_ENABLED(CONFIG_SMP) && !IS_ENABLED(CONFIG_DEBUG_SPINLOCK))
+		kunit_skip(test, "raw_spin_is_locked() needs SMP or DEBUG_SPINLOCK");
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	fpt_cmdq_tlbi(f, 2);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	s->contended = 1;
+	s->second = fpt_second_leaf;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_TRUE(test, s->ran);
+	KUNIT_EXPECT_EQ(test, s->ret2, 0);
+	KUNIT_EXPECT_EQ(test, f->syncs, 3);
+	KUNIT_EXPECT_GE(test, s->prod_writes, 3);
+	KUNIT_EXPECT_EQ(test, s->prod_locked, 0);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
+}
+
+/*
+ * Another CPU is writing CMDQ_PROD (it read the queue's end before our
+ * commands were written) when ours are: we leave it be, and publish them
+ * from our wait once it is done.  Nobody writes CMDQ_PROD meanwhile, or
+ * the two writes could reach the SMMU in either order.
+ */
+static void fpt_other_publisher_done(struct fpt_share *s)
+{
+	if (s->steps)
+		return;
+	s->prod_held = s->prod_writes;
+	WRITE_ONCE(s->f->smmu.cmdq.publishing, 0);
+}
+
+static void waiter_publishes_what_another_publisher_left(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_share_on(test, f);
+
+	f->smmu.cmdq.publishing = 1;
+	s->prod_held = ~0UL;
+	s->each = fpt_other_publisher_done;
+	s->steps = 3;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_EQ(test, s->steps, 0);
+	KUNIT_EXPECT_EQ(test, s->prod_held, 0);
+	KUNIT_EXPECT_EQ(test, s->prod_writes, 1);
+	KUNIT_EXPECT_EQ(test, f->syncs, 1);
+	KUNIT_EXPECT_EQ(test, f->tlbi, 1);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.publishing, 0);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.nlost, 0);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
+}
+
+/*
+ * Two CPUs: the first is held inside its CMDQ_PROD write (the SMMU reads
+ * its first command), and the second writes its TLBI and CMD_SYNC into
+ * queue memory meanwhile, where with CMDQ_PROD moved under the lock it
+ * would spin on the lock.  Both answer 0 with their commands completed,
+ * and CMDQ_PROD never goes back.
+ */
+struct fpt_prod_hold {
+	struct fpt_v3_fake *f;
+	atomic_t holding;
+	bool held_once, advanced;
+	unsigned int cpu[2];
+	int ret[2];
+	struct completion done[2];
+};
+
+#define FPT_PROD_HOLD_US	200000
+
+static void fpt_hold_in_prod_write(struct fpt_v3_fake *f, u64 pos,
+				   const u64 *cmd)
+{
+	struct fpt_prod_hold *h = f->hooks->priv;
+	u64 prod = READ_ONCE(f->smmu.cmdq.prod);
+	unsigned int i;
+
+	if (h->held_once)
+		return;
+	h->held_once = true;
+	atomic_set(&h->holding, 1);
+	for (i = 0; i < FPT_PROD_HOLD_US && !h->advanced; i++) {
+		udelay(1);
+		h->advanced = READ_ONCE(f->smmu.cmdq.prod) > prod;
+	}
+}
+
+static const struct fpt_v3_hooks fpt_prod_hold_hooks = {
+	.publish = fpt_hold_in_prod_write,
+};
+
+struct fpt_prod_hold_arg {
+	struct fpt_prod_hold *h;
+	unsigned int i;
+};
+
+static int fpt_prod_hold_fn(void *data)
+{
+	struct fpt_prod_hold_arg *a = data;
+	struct fpt_prod_hold *h = a->h;
+	u64 cmd[CMD_DWORDS];
+	unsigned int i;
+
+	/* The second starts once the first is inside its write. */
+	for (i = 0; a->i && !atomic_read(&h->holding) && i < 1000; i++)
+		usleep_range(100, 200);
+	smmuv3_cmd_tlbi_nh_va(cmd, 1, FPT_IOVA + a->i * SZ_4K, true);
+	h->ret[a->i] = smmuv3_cmdq_ops.submit_sync(&h->f->smmu, cmd, 1);
+	complete(&h->done[a->i]);
+	return 0;
+}
+
+static void commands_written_while_another_cpu_writes_prod(struct kunit *test)
+{
+	struct fpt_prod_hold *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct fpt_prod_hold_arg *a = kunit_kcalloc(test, 2, sizeof(*a),
+						    GFP_KERNEL);
+	struct fpt_v3_hooks *hooks = kunit_kzalloc(test, sizeof(*hooks),
+						   GFP_KERNEL);
+	struct task_struct *task;
+	unsigned int i, cpu, n = 0;
+
+	if (num_online_cpus() < 3)
+		kunit_skip(test, "needs 3 CPUs, one for each caller and the test");
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, hooks);
+	for_each_online_cpu(cpu)
+		if (cpu != raw_smp_processor_id() && n < 2)
+			h->cpu[n++] = cpu;
+	h->f = fpt_cmdq_fake(test, 6, 64);
+	*hooks = fpt_prod_hold_hooks;
+	hooks->priv = h;
+	h->f->hooks = hooks;
+	for (i = 0; i < 2; i++) {
+		init_completion(&h->done[i]);
+		a[i] = (struct fpt_prod_hold_arg){ .h = h, .i = i };
+		task = kthread_create(fpt_prod_hold_fn, &a[i], "fp-prod-%u", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+		kthread_bind(task, h->cpu[i]);
+		wake_up_process(task);
+	}
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&h->done[i],
+								  10 * HZ), 0);
+	KUNIT_EXPECT_TRUE(test, h->held_once);
+	KUNIT_EXPECT_TRUE_MSG(test, h->advanced,
+			      "no command written while CMDQ_PROD was");
+	KUNIT_EXPECT_EQ(test, h->ret[0], 0);
+	KUNIT_EXPECT_EQ(test, h->ret[1], 0);
+	KUNIT_EXPECT_EQ(test, h->f->tlbi, 2);
+	KUNIT_EXPECT_EQ(test, h->f->smmu.cmdq.nlost, 0);
+	KUNIT_EXPECT_EQ(test, h->f->smmu.cmdq.cons, h->f->smmu.cmdq.prod);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -2425,6 +2600,9 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(recovery_waiter_answers_once_another_covers_it),
 	KUNIT_CASE(sync_on_top_of_recovery_does_not_wait_for_it),
 	KUNIT_CASE(sharer_publishes_before_it_waits),
+	KUNIT_CASE(prod_written_with_no_queue_lock_held),
+	KUNIT_CASE(waiter_publishes_what_another_publisher_left),
+	KUNIT_CASE(commands_written_while_another_cpu_writes_prod),
 	{}
 };
 

@@ -8,6 +8,15 @@
  * one CMD_SYNC publishes and completes every CPU's commands written before
  * it: a later sync completes earlier CPUs' commands too.
  *
+ * Publishing: CMDQ_PROD is written once the lock is free, by one CPU at a
+ * time (@publishing), past everything any CPU has written by then.  A CPU
+ * that finds another writing it does not wait for it, and a CPU waiting
+ * for a position not yet published publishes it (cmdq_wait()), so every
+ * command waited for is published, and CMDQ_PROD only moves forward.  In a
+ * VM, where the write traps (QEMU runs its whole consumer in it), CPUs
+ * then write their commands meanwhile instead of spinning on the lock on
+ * the host CPUs the writer needs.
+ *
  * Sharing: a CMD_SYNC completes every command before it, whichever CPU
  * wrote them, so a caller need not write one of its own if one will
  * follow its commands anyway.  A sync alone finding the last command
@@ -367,18 +376,57 @@ static enum smmuv3_cmdq_err cmdq_skip_error(struct smmuv3_cmdq *cmdq,
 	return ret;
 }
 
-/* Under @lock. */
+/*
+ * Move CMDQ_PROD past every command written so far, by any CPU, with
+ * interrupts off and @lock held or not.  One CPU at a time writes it
+ * (@publishing), so that it only moves forward.  A CPU that finds another
+ * writing it goes on: if that write does not cover its commands, it
+ * publishes them from its wait (cmdq_wait()).  Interrupts stay off while
+ * the flag is held: a sync in an interrupt on this CPU would wait for
+ * that publication and never see it.
+ */
+static void cmdq_publish_irqsoff(struct smmuv3_cmdq *cmdq)
+{
+	u64 prod;
+
+	lockdep_assert_irqs_disabled();
+	if (READ_ONCE(cmdq->publishing) || cmpxchg(&cmdq->publishing, 0, 1))
+		return;
+	/* Pairs with cmdq_write_one(): the commands before it are written. */
+	prod = smp_load_acquire(&cmdq->prod);
+	if (prod > cmdq->published) {
+		WRITE_ONCE(cmdq->published, prod);
+		/*
+		 * Every command before @prod, whichever CPU wrote it, is in
+		 * memory before the SMMU may read it: the barrier is
+		 * cumulative over what the acquire saw.
+		 */
+		dma_wmb();
+		cmdq_write(cmdq, SMMUV3_CMDQ_PROD, cmdq_reg(cmdq, prod), true);
+	}
+	/* After our write: the next CPU's may not overtake it. */
+	smp_store_release(&cmdq->publishing, 0);
+}
+
 static void cmdq_publish(struct smmuv3_cmdq *cmdq)
 {
-	if (cmdq->published == cmdq->prod)
-		return;
-	WRITE_ONCE(cmdq->published, cmdq->prod);
-	/*
-	 * Every command before @prod, whichever CPU wrote it under @lock, is
-	 * in memory before the SMMU may read it.
-	 */
-	dma_wmb();
-	cmdq_write(cmdq, SMMUV3_CMDQ_PROD, cmdq_reg(cmdq, cmdq->prod), true);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	cmdq_publish_irqsoff(cmdq);
+	local_irq_restore(flags);
+}
+
+/*
+ * Let @lock go for good and publish what it covered, before the caller's
+ * interrupts come back on: with the lock free, CPUs write their commands
+ * while this one writes CMDQ_PROD.
+ */
+static void cmdq_unlock_publish(struct smmuv3_cmdq *cmdq, unsigned long flags)
+{
+	raw_spin_unlock(&cmdq->lock);
+	cmdq_publish_irqsoff(cmdq);
+	local_irq_restore(flags);
 }
 
 /*
@@ -404,6 +452,9 @@ static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
 	bool stuck, moved;
 
 	for (;;) {
+		/* Another CPU's write of CMDQ_PROD may not have covered ours. */
+		if (unlikely(READ_ONCE(cmdq->published) < target))
+			cmdq_publish(cmdq);
 		cons = cmdq_poll_cons(cmdq);
 		if (cons >= target)
 			return 0;
@@ -441,9 +492,8 @@ static int cmdq_make_room(struct smmuv3_cmdq *cmdq, unsigned long *flags,
 	while (cmdq->prod - READ_ONCE(cmdq->cons) >= cmdq_size(cmdq)) {
 		if (cmdq->prod - cmdq_poll_cons(cmdq) < cmdq_size(cmdq))
 			break;
-		cmdq_publish(cmdq);
 		target = cmdq->prod - cmdq_size(cmdq) + 1;
-		raw_spin_unlock_irqrestore(&cmdq->lock, *flags);
+		cmdq_unlock_publish(cmdq, *flags);
 		ret = cmdq_wait(cmdq, target, b);
 		raw_spin_lock_irqsave(&cmdq->lock, *flags);
 		if (ret && cmdq->prod - READ_ONCE(cmdq->cons) >= cmdq_size(cmdq))
@@ -459,7 +509,8 @@ static void cmdq_write_one(struct smmuv3_cmdq *cmdq, const u64 *cmd)
 
 	slot[0] = cpu_to_le64(cmd[0]);
 	slot[1] = cpu_to_le64(cmd[1]);
-	cmdq->prod++;
+	/* The slot before @prod, for a CPU that publishes without @lock. */
+	smp_store_release(&cmdq->prod, cmdq->prod + 1);
 	if (cmd_is_sync(cmd)) {
 		cmdq->since_sync = 0;
 		WRITE_ONCE(cmdq->sync_pos, cmdq->prod);
@@ -467,8 +518,9 @@ static void cmdq_write_one(struct smmuv3_cmdq *cmdq, const u64 *cmd)
 		cmdq->since_sync++;
 	}
 	cmdq->window_op = FIELD_GET(CMD_0_OP, cmd[0]);
-	if (cmdq->prod - cmdq->published >= cmdq_size(cmdq) / 2)
-		cmdq_publish(cmdq);
+	/* A long hold lets the SMMU start (and the waits for room end). */
+	if (cmdq->prod - READ_ONCE(cmdq->published) >= cmdq_size(cmdq) / 2)
+		cmdq_publish_irqsoff(cmdq);
 }
 
 /*
@@ -536,12 +588,13 @@ static void cmdq_count_timeout(struct smmuv3_cmdq *cmdq)
  * take that duty over, write one; write one too once
  * SMMUV3_CMDQ_SHARE_MAX commands wait for it, so that a chain of CPUs
  * each handing the duty on cannot keep the first waiting past its brief
- * wait (cmdq_await_sync()); once a CMD_SYNC follows them, publish
- * it (a caller is waiting for it) and clear @owe_pos.  A CMD_SYNC that
- * cannot be queued is counted lost, as any command; whoever owed it then
- * writes its own.
+ * wait (cmdq_await_sync()); once a CMD_SYNC follows them, clear
+ * @owe_pos and say so: a caller waits for that CMD_SYNC, and the lock's
+ * holder publishes it as it lets the lock go (cmdq_unlock_publish()).  A
+ * CMD_SYNC that cannot be queued is counted lost, as any command; whoever
+ * owed it then writes its own.
  */
-static noinline void cmdq_settle_owed(struct smmuv3_cmdq *cmdq,
+static noinline bool cmdq_settle_owed(struct smmuv3_cmdq *cmdq,
 				      unsigned long *flags,
 				      struct smmuv3_cmdq_budget *b,
 				      unsigned int *dropped, u64 *first)
@@ -555,20 +608,24 @@ static noinline void cmdq_settle_owed(struct smmuv3_cmdq *cmdq,
 		if (cmdq_put(cmdq, sync, flags, b, &pos) && !(*dropped)++)
 			*first = sync[0];
 	}
-	if (cmdq->sync_pos > cmdq->owe_pos) {
-		cmdq_publish(cmdq);
-		cmdq->owe_pos = 0;
-	}
+	if (cmdq->sync_pos <= cmdq->owe_pos)
+		return false;
+	cmdq->owe_pos = 0;
+	return true;
 }
 
-/* Nothing owed, the common case, costs a load and a branch. */
-static __always_inline void cmdq_settle(struct smmuv3_cmdq *cmdq,
+/*
+ * Nothing owed, the common case, costs a load and a branch.  Returns
+ * whether a CMD_SYNC a caller waits for is to be published.
+ */
+static __always_inline bool cmdq_settle(struct smmuv3_cmdq *cmdq,
 					unsigned long *flags,
 					struct smmuv3_cmdq_budget *b,
 					unsigned int *dropped, u64 *first)
 {
-	if (unlikely(cmdq->owe_pos))
-		cmdq_settle_owed(cmdq, flags, b, dropped, first);
+	if (likely(!cmdq->owe_pos))
+		return false;
+	return cmdq_settle_owed(cmdq, flags, b, dropped, first);
 }
 
 /**
@@ -594,8 +651,10 @@ void smmuv3_cmdq_submit(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 	for (; n; n--, cmds += CMD_DWORDS)
 		if (cmdq_put(cmdq, cmds, &flags, &b, &pos) && !dropped++)
 			first = cmds[0];
-	cmdq_settle(cmdq, &flags, &b, &dropped, &first);
-	raw_spin_unlock_irqrestore(&cmdq->lock, flags);
+	if (cmdq_settle(cmdq, &flags, &b, &dropped, &first))
+		cmdq_unlock_publish(cmdq, flags);
+	else
+		raw_spin_unlock_irqrestore(&cmdq->lock, flags);
 	cmdq_report_dropped(cmdq, dropped, first);
 }
 
@@ -671,8 +730,7 @@ static noinline int cmdq_await_sync(struct smmuv3_cmdq *cmdq, u64 owe,
 		}
 	}
 	cmdq_settle(cmdq, &flags, b, &dropped, &first);
-	cmdq_publish(cmdq);
-	raw_spin_unlock_irqrestore(&cmdq->lock, flags);
+	cmdq_unlock_publish(cmdq, flags);
 	cmdq_report_dropped(cmdq, dropped, first);
 	return ret;
 }
@@ -725,8 +783,7 @@ static __always_inline int cmdq_issue_sync(struct smmuv3_cmdq *cmdq,
 	 * written, and one written on MMU-700 to end a window is not left
 	 * for the next holder to publish.
 	 */
-	cmdq_publish(cmdq);
-	raw_spin_unlock_irqrestore(&cmdq->lock, flags);
+	cmdq_unlock_publish(cmdq, flags);
 	cmdq_report_dropped(cmdq, dropped, first);
 	if (ret)
 		return ret;

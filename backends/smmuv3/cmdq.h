@@ -2,10 +2,13 @@
 /*
  * The SMMUv3 command queue, shared by every CPU of the system.
  *
- * A raw spinlock covers writing commands into queue memory and moving
- * CMDQ_PROD, never a wait.  A CPU waits for its own CMD_SYNC (or for room)
- * holding no lock: it polls CMDQ_CONS and advances a shared consumer
- * position with a compare-and-exchange.  Positions are monotonic 64-bit
+ * A raw spinlock covers writing commands into queue memory, never a wait,
+ * nor (but in one hold that fills half the queue) the write of CMDQ_PROD:
+ * one CPU at a time moves CMDQ_PROD past everything written, with the lock
+ * free.  A CPU waits for its own CMD_SYNC (or for room) holding no lock:
+ * it publishes its commands if no write of CMDQ_PROD has covered them,
+ * polls CMDQ_CONS and advances a shared consumer position with a
+ * compare-and-exchange.  Positions are monotonic 64-bit
  * counts, so a wait for "CONS past my CMD_SYNC" is exact across wraps.
  */
 #ifndef _FP_SMMUV3_CMDQ_H
@@ -64,16 +67,19 @@ struct smmuv3_cmdq_impl {
  * @force_sync_after: if nonzero, at most this many commands other than
  *	CMD_SYNC, all with one opcode, are written between two CMD_SYNCs (a
  *	CMD_SYNC is inserted): Arm MMU-700 erratum 2812531
- * @lock: serialises writing commands and moving CMDQ_PROD; never held
- *	while waiting for the SMMU, nor while printing: a console may send
- *	through a device behind this SMMU, and unmap, and sync
+ * @lock: serialises writing commands; never held while waiting for the
+ *	SMMU, nor while printing: a console may send through a device
+ *	behind this SMMU, and unmap, and sync
  * @gerror_lock: serialises GERRORN updates, skipping a refused command,
  *	and counting lost commands; never held while printing either
- * @prod: commands written, ever; under @lock
+ * @prod: commands written, ever; written under @lock, each command's slot
+ *	before it (release), read without it by the CPU publishing
  * @since_sync: commands other than CMD_SYNC written since the last one;
  *	under @lock
  * @window_op: the opcode of the last command written; under @lock
- * @published: commands CMDQ_PROD has been moved past; written under @lock
+ * @published: commands CMDQ_PROD has been moved past, or is being; written
+ *	by the CPU holding @publishing, before its CMDQ_PROD write
+ * @publishing: 1 while a CPU writes CMDQ_PROD, with interrupts off
  * @sync_pos: position + 1 of the last CMD_SYNC written (0: none); written
  *	under @lock, read without it by callers waiting for a CMD_SYNC
  *	another CPU owes them
@@ -112,6 +118,7 @@ struct smmuv3_cmdq {
 	u32 since_sync;
 	u8 window_op;
 	u64 published;
+	u32 publishing;
 	u64 sync_pos;
 	u64 owe_pos;
 	unsigned long fallbacks;
