@@ -2550,6 +2550,50 @@ static void commands_written_while_another_cpu_writes_prod(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h->f->smmu.cmdq.cons, h->f->smmu.cmdq.prod);
 }
 
+/*
+ * A CPU that holds the right to write CMDQ_PROD for longer than a bound
+ * (a vCPU the host does not run, or one inside a trapped write): CMDQ_CONS
+ * stands still because the SMMU has been given nothing, not because it is
+ * wedged.  Neither a sync nor a wait for room may time out, mark the queue
+ * wedged or drop a command for it; and once the holder is done, a healthy
+ * SMMU that takes a few polls to move is waited for.
+ */
+static void publisher_stall_is_not_a_wedge(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	struct fpt_share *s = fpt_share_on(test, f);
+
+	cmdq->publishing = 1;
+	s->each = fpt_other_publisher_done;
+	s->steps = 2 * cmdq->timeout_us;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_EQ(test, s->steps, 0);
+	KUNIT_EXPECT_EQ(test, cmdq->stuck, 0);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 0);
+	fpt_v3_fake_stall(f, 5);
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA + SZ_4K), 0);
+	KUNIT_EXPECT_EQ(test, f->syncs, 2);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 0);
+}
+
+static void publisher_stall_drops_no_command(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	struct fpt_share *s = fpt_share_on(test, f);
+
+	cmdq->publishing = 1;
+	s->each = fpt_other_publisher_done;
+	s->steps = 2 * cmdq->timeout_us;
+	fpt_cmdq_tlbi(f, BIT(6) + 1);
+	KUNIT_EXPECT_EQ(test, s->steps, 0);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	KUNIT_EXPECT_EQ(test, f->tlbi, BIT(6) + 1);
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 0);
+	KUNIT_EXPECT_EQ(test, cmdq->stuck, 0);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -2603,6 +2647,8 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(prod_written_with_no_queue_lock_held),
 	KUNIT_CASE(waiter_publishes_what_another_publisher_left),
 	KUNIT_CASE(commands_written_while_another_cpu_writes_prod),
+	KUNIT_CASE(publisher_stall_is_not_a_wedge),
+	KUNIT_CASE(publisher_stall_drops_no_command),
 	{}
 };
 

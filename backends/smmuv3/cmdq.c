@@ -4,9 +4,10 @@
  *
  * Writing: under @lock, a raw spinlock taken with interrupts off, a CPU
  * copies its commands into queue memory at monotonic positions (@prod).
- * CMDQ_PROD moves only at a sync, or when half the queue is waiting, so
- * one CMD_SYNC publishes and completes every CPU's commands written before
- * it: a later sync completes earlier CPUs' commands too.
+ * CMDQ_PROD moves only when a caller needs the SMMU to move (for its
+ * CMD_SYNC, one it is owed, or room), or when half the queue is waiting,
+ * so one CMD_SYNC publishes and completes every CPU's commands written
+ * before it: a later sync completes earlier CPUs' commands too.
  *
  * Publishing: CMDQ_PROD is written once the lock is free, by one CPU at a
  * time (@publishing), past everything any CPU has written by then.  A CPU
@@ -383,16 +384,22 @@ static enum smmuv3_cmdq_err cmdq_skip_error(struct smmuv3_cmdq *cmdq,
  * writing it goes on: if that write does not cover its commands, it
  * publishes them from its wait (cmdq_wait()).  Interrupts stay off while
  * the flag is held: a sync in an interrupt on this CPU would wait for
- * that publication and never see it.
+ * that publication, which could not end before the sync did.
  */
 static void cmdq_publish_irqsoff(struct smmuv3_cmdq *cmdq)
 {
 	u64 prod;
 
 	lockdep_assert_irqs_disabled();
-	if (READ_ONCE(cmdq->publishing) || cmpxchg(&cmdq->publishing, 0, 1))
+	if (READ_ONCE(cmdq->publishing) ||
+	    cmpxchg_acquire(&cmdq->publishing, 0, 1))
 		return;
-	/* Pairs with cmdq_write_one(): the commands before it are written. */
+	/*
+	 * Pairs with cmdq_write_one(): the commands before it are written.
+	 * A @sync_pos the caller read may be newer than this (it is written
+	 * after @prod, and the release does not order what follows it): a
+	 * waiter whose CMD_SYNC is not covered then publishes again.
+	 */
 	prod = smp_load_acquire(&cmdq->prod);
 	if (prod > cmdq->published) {
 		WRITE_ONCE(cmdq->published, prod);
@@ -459,7 +466,16 @@ static int cmdq_wait(struct smmuv3_cmdq *cmdq, u64 target,
 		if (cons >= target)
 			return 0;
 		now = cmdq_now(cmdq);
-		moved = b->seen != cons + 1;
+		/*
+		 * While another CPU writes CMDQ_PROD, the SMMU may not yet have
+		 * been given what we wait for: its stillness says nothing of
+		 * it, and the bound starts again.  That CPU holds the right for
+		 * one register write with interrupts off, unless it is itself
+		 * off its CPU (a vCPU the host does not run), which is no
+		 * reason to fail a sync, drop a command or mark the queue
+		 * wedged.
+		 */
+		moved = b->seen != cons + 1 || READ_ONCE(cmdq->publishing);
 		if (moved)
 			b->moved = now;
 		stuck = READ_ONCE(cmdq->stuck) == cons + 1;

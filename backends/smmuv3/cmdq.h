@@ -117,11 +117,12 @@ struct smmuv3_cmdq {
 	u64 prod;
 	u32 since_sync;
 	u8 window_op;
-	u64 published;
-	u32 publishing;
 	u64 sync_pos;
 	u64 owe_pos;
 	unsigned long fallbacks;
+	/* Polled by waiters: off the line that every command writes. */
+	u64 published ____cacheline_aligned_in_smp;
+	u32 publishing;
 	u64 cons;
 	u64 stuck;
 	u64 nlost;
