@@ -22,16 +22,20 @@
  * wrote them, so a caller need not write one of its own if one will
  * follow its commands anyway.  A sync alone finding the last command
  * written a CMD_SYNC waits for that one.  A caller that has written its
- * commands while another CPU waits for @lock (cmdq_contended()) leaves
- * the CMD_SYNC to it (@owe_pos), releases the lock, and waits briefly for
- * a CMD_SYNC to be written after its commands (@sync_pos), then for the
- * SMMU to pass it, as for its own; if none is written in that time it
- * takes the lock again and writes its own.  Each caller still waits for
- * CMDQ_CONS to pass a CMD_SYNC after its own commands before it answers,
- * and still checks for losses then.  The invariant that makes it safe:
- * whenever @lock is released for good, by any path (submit, sync,
- * recovery), either a CMD_SYNC follows every command owed one, or another
- * CPU waits for the lock and inherits the duty (cmdq_settle()).  A CPU
+ * commands while another CPU waits for @lock (cmdq_contended()), or while
+ * a CPU that let the lock go writes CMDQ_PROD (cmdq_publisher_settles()),
+ * leaves the CMD_SYNC to that CPU (@owe_pos, @owe_writer), releases the
+ * lock, and
+ * waits briefly for a CMD_SYNC to be written after its commands
+ * (@sync_pos), then for the SMMU to pass it, as for its own; if none is
+ * written in that time it takes the lock again and writes its own.  Each
+ * caller still waits for CMDQ_CONS to pass a CMD_SYNC after its own
+ * commands before it answers, and still checks for losses then.  The
+ * invariant that makes it safe: whenever @lock is released for good, by
+ * any path (submit, sync, recovery), either a CMD_SYNC follows every
+ * command owed one, or another CPU waits for the lock and inherits the
+ * duty (cmdq_settle()), or a CPU writing CMDQ_PROD will look at
+ * @owe_writer once done and write it (cmdq_settle_for_others()).  A CPU
  * that finds SMMUV3_CMDQ_SHARE_MAX or more commands waiting for a
  * CMD_SYNC as it lets the lock go writes one rather than hand the duty
  * on, so a CMD_SYNC follows within that many commands and one caller's
@@ -108,6 +112,11 @@
  * &smmuv3_cmdq.share_max.)
  */
 #define SMMUV3_CMDQ_SHARE_STEPS	4
+/*
+ * CMD_SYNCs a CPU writes for callers that came while it wrote CMDQ_PROD,
+ * one after each of its writes, before it leaves the rest to them.
+ */
+#define SMMUV3_CMDQ_SETTLES	2
 
 /* CMDQ_CONS.ERR: the SMMU retries these itself once acknowledged. */
 #define CMDQ_CERROR_ABT		2
@@ -385,15 +394,30 @@ static enum smmuv3_cmdq_err cmdq_skip_error(struct smmuv3_cmdq *cmdq,
  * publishes them from its wait (cmdq_wait()).  Interrupts stay off while
  * the flag is held: a sync in an interrupt on this CPU would wait for
  * that publication, which could not end before the sync did.
+ *
+ * With @how SMMUV3_CMDQ_PUBLISH_SETTLES, a caller that writes commands meanwhile
+ * may leave its CMD_SYNC to us (cmdq_publisher_settles()): returns
+ * whether, once our write is done, commands are owed one.
  */
-static void cmdq_publish_irqsoff(struct smmuv3_cmdq *cmdq)
+/*
+ * Whether callers left their CMD_SYNC to a CPU writing CMDQ_PROD that none
+ * has written since.  Without @lock: one already written makes it false.
+ */
+static bool cmdq_owed_writer(struct smmuv3_cmdq *cmdq)
+{
+	u64 owe = READ_ONCE(cmdq->owe_writer);
+
+	return owe && owe >= READ_ONCE(cmdq->sync_pos);
+}
+
+static bool cmdq_publish_irqsoff(struct smmuv3_cmdq *cmdq, u32 how)
 {
 	u64 prod;
 
 	lockdep_assert_irqs_disabled();
 	if (READ_ONCE(cmdq->publishing) ||
-	    cmpxchg_acquire(&cmdq->publishing, 0, 1))
-		return;
+	    cmpxchg_acquire(&cmdq->publishing, SMMUV3_CMDQ_PUBLISH_FREE, how))
+		return false;
 	/*
 	 * Pairs with cmdq_write_one(): the commands before it are written.
 	 * A @sync_pos the caller read may be newer than this (it is written
@@ -411,28 +435,46 @@ static void cmdq_publish_irqsoff(struct smmuv3_cmdq *cmdq)
 		dma_wmb();
 		cmdq_write(cmdq, SMMUV3_CMDQ_PROD, cmdq_reg(cmdq, prod), true);
 	}
-	/* After our write: the next CPU's may not overtake it. */
-	smp_store_release(&cmdq->publishing, 0);
+	if (how != SMMUV3_CMDQ_PUBLISH_SETTLES) {
+		/* After our write: the next CPU's may not overtake it. */
+		smp_store_release(&cmdq->publishing, SMMUV3_CMDQ_PUBLISH_FREE);
+		return false;
+	}
+	/*
+	 * Fully ordered, against cmdq_publisher_settles(): either that
+	 * caller sees the flag free and writes its own CMD_SYNC, or we see
+	 * what it left us.
+	 */
+	xchg(&cmdq->publishing, SMMUV3_CMDQ_PUBLISH_FREE);
+	return unlikely(cmdq_owed_writer(cmdq));
 }
 
+/* With interrupts as the caller has them: from a wait. */
 static void cmdq_publish(struct smmuv3_cmdq *cmdq)
 {
 	unsigned long flags;
 
 	local_irq_save(flags);
-	cmdq_publish_irqsoff(cmdq);
+	cmdq_publish_irqsoff(cmdq, SMMUV3_CMDQ_PUBLISH_ONLY);
 	local_irq_restore(flags);
 }
 
+/* Under @lock: publish, and write no CMD_SYNC after (our caller will). */
+static void cmdq_publish_locked(struct smmuv3_cmdq *cmdq)
+{
+	lockdep_assert_held(&cmdq->lock);
+	cmdq_publish_irqsoff(cmdq, SMMUV3_CMDQ_PUBLISH_ONLY);
+}
+
 /*
- * Let @lock go for good and publish what it covered, before the caller's
- * interrupts come back on: with the lock free, CPUs write their commands
- * while this one writes CMDQ_PROD.
+ * Let @lock go for a wait for room and publish what it covered, so that
+ * the SMMU can make that room; @flags are the caller's interrupts.
  */
-static void cmdq_unlock_publish(struct smmuv3_cmdq *cmdq, unsigned long flags)
+static void cmdq_unlock_for_room(struct smmuv3_cmdq *cmdq,
+				 unsigned long flags)
 {
 	raw_spin_unlock(&cmdq->lock);
-	cmdq_publish_irqsoff(cmdq);
+	cmdq_publish_irqsoff(cmdq, SMMUV3_CMDQ_PUBLISH_ONLY);
 	local_irq_restore(flags);
 }
 
@@ -509,7 +551,7 @@ static int cmdq_make_room(struct smmuv3_cmdq *cmdq, unsigned long *flags,
 		if (cmdq->prod - cmdq_poll_cons(cmdq) < cmdq_size(cmdq))
 			break;
 		target = cmdq->prod - cmdq_size(cmdq) + 1;
-		cmdq_unlock_publish(cmdq, *flags);
+		cmdq_unlock_for_room(cmdq, *flags);
 		ret = cmdq_wait(cmdq, target, b);
 		raw_spin_lock_irqsave(&cmdq->lock, *flags);
 		if (ret && cmdq->prod - READ_ONCE(cmdq->cons) >= cmdq_size(cmdq))
@@ -536,7 +578,7 @@ static void cmdq_write_one(struct smmuv3_cmdq *cmdq, const u64 *cmd)
 	cmdq->window_op = FIELD_GET(CMD_0_OP, cmd[0]);
 	/* A long hold lets the SMMU start (and the waits for room end). */
 	if (cmdq->prod - READ_ONCE(cmdq->published) >= cmdq_size(cmdq) / 2)
-		cmdq_publish_irqsoff(cmdq);
+		cmdq_publish_locked(cmdq);
 }
 
 /*
@@ -626,7 +668,7 @@ static noinline bool cmdq_settle_owed(struct smmuv3_cmdq *cmdq,
 	}
 	if (cmdq->sync_pos <= cmdq->owe_pos)
 		return false;
-	cmdq->owe_pos = 0;
+	WRITE_ONCE(cmdq->owe_pos, 0);
 	return true;
 }
 
@@ -642,6 +684,51 @@ static __always_inline bool cmdq_settle(struct smmuv3_cmdq *cmdq,
 	if (likely(!cmdq->owe_pos))
 		return false;
 	return cmdq_settle_owed(cmdq, flags, b, dropped, first);
+}
+
+/*
+ * Callers that wrote their commands while we wrote CMDQ_PROD left their
+ * CMD_SYNC to us (@owe_writer): write one and publish it.  A few times at
+ * most, as more may come meanwhile; past that, each of them writes its own
+ * once it has waited a little (cmdq_await_sync()).  A CMD_SYNC that cannot
+ * be queued is counted lost, as any command; whoever owed it then writes
+ * its own.
+ */
+static noinline void cmdq_settle_for_others(struct smmuv3_cmdq *cmdq,
+					    unsigned long flags)
+{
+	struct smmuv3_cmdq_budget b = {};
+	u64 sync[CMD_DWORDS], pos, first = 0;
+	unsigned int i, dropped = 0;
+
+	smmuv3_cmd_sync(sync);
+	for (i = 0; i < SMMUV3_CMDQ_SETTLES; i++) {
+		raw_spin_lock(&cmdq->lock);
+		if (cmdq_owed_writer(cmdq) &&
+		    cmdq_put(cmdq, sync, &flags, &b, &pos) && !dropped++)
+			first = sync[0];
+		/* A caller that found us waiting for the lock left us one. */
+		cmdq_settle(cmdq, &flags, &b, &dropped, &first);
+		raw_spin_unlock(&cmdq->lock);
+		if (!cmdq_publish_irqsoff(cmdq, SMMUV3_CMDQ_PUBLISH_SETTLES))
+			break;
+	}
+	local_irq_restore(flags);
+	cmdq_report_dropped(cmdq, dropped, first);
+}
+
+/*
+ * Let @lock go for good and publish what it covered, before the caller's
+ * interrupts come back on: with the lock free, CPUs write their commands
+ * while this one writes CMDQ_PROD, and may leave us their CMD_SYNC.
+ */
+static void cmdq_unlock_publish(struct smmuv3_cmdq *cmdq, unsigned long flags)
+{
+	raw_spin_unlock(&cmdq->lock);
+	if (unlikely(cmdq_publish_irqsoff(cmdq, SMMUV3_CMDQ_PUBLISH_SETTLES)))
+		cmdq_settle_for_others(cmdq, flags);
+	else
+		local_irq_restore(flags);
 }
 
 /**
@@ -675,6 +762,28 @@ void smmuv3_cmdq_submit(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 }
 
 /*
+ * Under @lock, after a caller's commands, when no CPU waits for the lock:
+ * whether a CPU writing CMDQ_PROD without it will write a CMD_SYNC after
+ * them once done (cmdq_unlock_publish()).  @owe_writer is set before the
+ * flag is looked at again, and that CPU clears the flag before it looks
+ * at @owe_writer, both fully ordered: one of us sees the other.  In a VM
+ * that CPU's write traps, and QEMU consumes the queue inside it: every
+ * caller that comes meanwhile shares its CMD_SYNC.
+ */
+static bool cmdq_publisher_settles(struct smmuv3_cmdq *cmdq)
+{
+	if (likely(READ_ONCE(cmdq->publishing) != SMMUV3_CMDQ_PUBLISH_SETTLES))
+		return false;
+	/*
+	 * Left set if we write our own after all: the CMD_SYNC follows it,
+	 * so it is not owed.
+	 */
+	WRITE_ONCE(cmdq->owe_writer, cmdq->prod);
+	smp_mb();
+	return READ_ONCE(cmdq->publishing) == SMMUV3_CMDQ_PUBLISH_SETTLES;
+}
+
+/*
  * Under @lock, after a caller's commands: whether they may go without a
  * CMD_SYNC of their own.  Yes if the last command written is a CMD_SYNC
  * (a sync alone, after commands another CPU's CMD_SYNC followed): then
@@ -689,9 +798,12 @@ static bool cmdq_shares(struct smmuv3_cmdq *cmdq, u64 *pos, u64 *owe)
 		*pos = cmdq->sync_pos - 1;
 		return true;
 	}
-	if (cmdq->since_sync >= cmdq->share_max || !cmdq_contended(cmdq))
+	if (cmdq->since_sync >= cmdq->share_max)
 		return false;
-	cmdq->owe_pos = cmdq->prod;
+	if (cmdq_contended(cmdq))
+		WRITE_ONCE(cmdq->owe_pos, cmdq->prod);
+	else if (!cmdq_publisher_settles(cmdq))
+		return false;
 	*owe = cmdq->prod;
 	return true;
 }
@@ -723,6 +835,18 @@ static noinline int cmdq_await_sync(struct smmuv3_cmdq *cmdq, u64 owe,
 		if (at > owe) {
 			*pos = at - 1;
 			return 0;
+		}
+		/*
+		 * A CPU writing CMDQ_PROD writes our CMD_SYNC once done, or
+		 * hands the duty to the lock's next holder: wait for it in
+		 * CMDQ_CONS reads, which in a VM wait in the hypervisor for
+		 * that write to end, not on the host CPU it needs.
+		 */
+		if (READ_ONCE(cmdq->publishing) == SMMUV3_CMDQ_PUBLISH_SETTLES) {
+			cmdq_poll_cons(cmdq);
+			if (i > SMMUV3_CMDQ_SPIN)
+				i = SMMUV3_CMDQ_SPIN;
+			continue;
 		}
 		if (i >= SMMUV3_CMDQ_SPIN + SMMUV3_CMDQ_SHARE_STEPS &&
 		    raw_spin_trylock_irqsave(&cmdq->lock, flags))
@@ -791,7 +915,7 @@ static __always_inline int cmdq_issue_sync(struct smmuv3_cmdq *cmdq,
 				first = sync[0];
 		} else {
 			/* It follows every command owed one: published below. */
-			cmdq->owe_pos = 0;
+			WRITE_ONCE(cmdq->owe_pos, 0);
 		}
 	}
 	/*

@@ -79,13 +79,16 @@ struct smmuv3_cmdq_impl {
  * @window_op: the opcode of the last command written; under @lock
  * @published: commands CMDQ_PROD has been moved past, or is being; written
  *	by the CPU holding @publishing, before its CMDQ_PROD write
- * @publishing: 1 while a CPU writes CMDQ_PROD, with interrupts off
+ * @publishing: SMMUV3_CMDQ_PUBLISH_FREE, or how a CPU writing CMDQ_PROD
+ *	(with interrupts off) took it
  * @sync_pos: position + 1 of the last CMD_SYNC written (0: none); written
  *	under @lock, read without it by callers waiting for a CMD_SYNC
  *	another CPU owes them
  * @owe_pos: position + 1 of the last command whose caller left its
  *	CMD_SYNC to the next holder of @lock; owed while @owe_pos >=
  *	@sync_pos; under @lock
+ * @owe_writer: the same, for a caller that left it to the CPU writing
+ *	CMDQ_PROD; written under @lock, read without it by that CPU
  * @fallbacks: callers that waited for an owed CMD_SYNC in vain and wrote
  *	their own; under @lock
  * @cons: commands the SMMU has consumed, as far as any CPU has seen;
@@ -119,6 +122,7 @@ struct smmuv3_cmdq {
 	u8 window_op;
 	u64 sync_pos;
 	u64 owe_pos;
+	u64 owe_writer;
 	unsigned long fallbacks;
 	/* Polled by waiters: off the line that every command writes. */
 	u64 published ____cacheline_aligned_in_smp;
@@ -130,6 +134,16 @@ struct smmuv3_cmdq {
 	u32 recovering;
 	u64 err_at;
 	u32 taken;
+};
+
+/*
+ * &smmuv3_cmdq.publishing: whether a CPU writes CMDQ_PROD now, and if so
+ * whether it then writes a CMD_SYNC for callers that left it theirs.
+ */
+enum {
+	SMMUV3_CMDQ_PUBLISH_FREE,
+	SMMUV3_CMDQ_PUBLISH_ONLY,	/* under the lock, or from a wait */
+	SMMUV3_CMDQ_PUBLISH_SETTLES,	/* as the lock goes for good */
 };
 
 #define SMMUV3_CMDQ_TIMEOUT_US	1000000
