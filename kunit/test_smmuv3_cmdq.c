@@ -1764,7 +1764,7 @@ struct fpt_share {
 	void (*at_cons)(struct fpt_share *s);
 	void (*at_prod)(struct fpt_share *s);
 	bool in_reg;
-	u64 owe_seen;		/* @owe_writer when @at_cons or @at_prod ran */
+	u64 owe_seen;		/* the flag when @at_cons or @at_prod ran */
 };
 
 static struct fpt_share *fpt_share_cur;
@@ -2508,6 +2508,27 @@ static const struct fpt_v3_hooks fpt_prod_hold_hooks = {
 	.publish = fpt_hold_in_prod_write,
 };
 
+/*
+ * A back-off step waits, up to 100 ms, for a CMD_SYNC after every
+ * caller's TLBI: a caller's brief wait for a CMD_SYNC left to another CPU
+ * is a few steps, which that CPU's vCPU, descheduled by the host, could
+ * outlast.  A CMD_SYNC nobody writes still ends the wait, 100 ms later.
+ */
+static struct fpt_prod_hold *fpt_prod_hold_cur;
+static struct smmuv3_cmdq_impl fpt_prod_hold_impl;
+static void (*fpt_prod_hold_inner_delay)(struct smmuv3_cmdq *cmdq);
+
+static void fpt_prod_hold_delay(struct smmuv3_cmdq *cmdq)
+{
+	struct fpt_prod_hold *h = fpt_prod_hold_cur;
+	unsigned int i;
+
+	for (i = 0; i < 100000 && READ_ONCE(h->reached) &&
+	     READ_ONCE(cmdq->sync_pos) < h->prod + h->n; i++)
+		udelay(1);
+	fpt_prod_hold_inner_delay(cmdq);
+}
+
 struct fpt_prod_hold_arg {
 	struct fpt_prod_hold *h;
 	unsigned int i;
@@ -2556,6 +2577,11 @@ static struct fpt_prod_hold *fpt_prod_hold_run(struct kunit *test,
 	*hooks = fpt_prod_hold_hooks;
 	hooks->priv = h;
 	h->f->hooks = hooks;
+	fpt_prod_hold_cur = h;
+	fpt_prod_hold_impl = *h->f->smmu.cmdq.impl;
+	fpt_prod_hold_inner_delay = fpt_prod_hold_impl.delay;
+	fpt_prod_hold_impl.delay = fpt_prod_hold_delay;
+	h->f->smmu.cmdq.impl = &fpt_prod_hold_impl;
 	for (i = 0; i < n; i++) {
 		init_completion(&h->done[i]);
 		a[i] = (struct fpt_prod_hold_arg){ .h = h, .i = i };
@@ -2596,7 +2622,10 @@ static void commands_written_while_another_cpu_writes_prod(struct kunit *test)
 
 static bool fpt_others_owe(struct fpt_prod_hold *h)
 {
-	return READ_ONCE(h->f->smmu.cmdq.owe_writer) >= h->prod + h->n - 1;
+	struct smmuv3_cmdq *cmdq = &h->f->smmu.cmdq;
+
+	return READ_ONCE(cmdq->publishing) == SMMUV3_CMDQ_PUBLISH_OWED &&
+	       READ_ONCE(cmdq->prod) >= h->prod + h->n - 1;
 }
 
 /*
@@ -2662,33 +2691,74 @@ static void publisher_stall_drops_no_command(struct kunit *test)
 }
 
 /*
- * While the first caller writes CMDQ_PROD, another CPU writes a TLBI
- * (here: the position after ours, as that CPU leaves it) and leaves its
- * CMD_SYNC to the writer.  Once its write is done, the writer writes one
- * CMD_SYNC for it and publishes it.
+ * While the first caller writes CMDQ_PROD, another CPU writes a TLBI and
+ * leaves its CMD_SYNC to the writer, as cmdq_publisher_settles() does.
+ * Once its write is done, the writer writes one CMD_SYNC after it and
+ * publishes it.
  */
 static void fpt_left_a_sync(struct fpt_share *s)
 {
 	struct smmuv3_cmdq *cmdq = &s->f->smmu.cmdq;
+	u64 cmd[CMD_DWORDS];
 
 	s->at_prod = NULL;
-	s->owe_seen = cmdq->prod;
-	WRITE_ONCE(cmdq->owe_writer, cmdq->prod);
+	smmuv3_cmd_tlbi_nh_va(cmd, 1, FPT_IOVA + SZ_4K, true);
+	smmuv3_cmdq_submit(cmdq, cmd, 1);
+	s->owe_seen = cmpxchg(&cmdq->publishing, SMMUV3_CMDQ_PUBLISH_SETTLES,
+			      SMMUV3_CMDQ_PUBLISH_OWED);
 }
 
 static void prod_writer_writes_the_cmd_sync_left_to_it(struct kunit *test)
 {
+	static const u8 want[] = {
+		CMD_OP_TLBI_NH_VA, CMD_OP_SYNC, CMD_OP_TLBI_NH_VA, CMD_OP_SYNC,
+	};
 	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
 	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
 	struct fpt_share *s = fpt_share_on(test, f);
 
 	s->at_prod = fpt_left_a_sync;
 	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
-	KUNIT_EXPECT_EQ(test, s->owe_seen, 2);
+	KUNIT_EXPECT_EQ(test, s->owe_seen, SMMUV3_CMDQ_PUBLISH_SETTLES);
+	KUNIT_EXPECT_TRUE(test, fpt_ops_are(f, 0, want, ARRAY_SIZE(want)));
 	KUNIT_EXPECT_EQ(test, f->syncs, 2);
-	KUNIT_EXPECT_EQ(test, cmdq->sync_pos, 3);
-	KUNIT_EXPECT_EQ(test, cmdq->published, 3);
+	KUNIT_EXPECT_EQ(test, cmdq->published, 4);
+	KUNIT_EXPECT_EQ(test, cmdq->publishing, SMMUV3_CMDQ_PUBLISH_FREE);
 	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+}
+
+/*
+ * Callers keep coming, one during each CMDQ_PROD write of a CPU that
+ * will write a CMD_SYNC for them, each leaving it theirs: it writes one
+ * after each write, and its last write takes no more, so that none is
+ * left waiting for a CMD_SYNC it will not write.
+ */
+static void fpt_arrive_at_each_write(struct fpt_share *s)
+{
+	struct smmuv3_cmdq *cmdq = &s->f->smmu.cmdq;
+	u64 cmd[CMD_DWORDS];
+
+	if (READ_ONCE(cmdq->publishing) != SMMUV3_CMDQ_PUBLISH_SETTLES)
+		return;
+	smmuv3_cmd_tlbi_nh_va(cmd, 1, FPT_IOVA + SZ_4K * ++s->steps, true);
+	smmuv3_cmdq_submit(cmdq, cmd, 1);
+	cmpxchg(&cmdq->publishing, SMMUV3_CMDQ_PUBLISH_SETTLES,
+		SMMUV3_CMDQ_PUBLISH_OWED);
+}
+
+static void prod_writer_takes_no_cmd_sync_it_will_not_write(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	struct fpt_share *s = fpt_share_on(test, f);
+
+	s->at_prod = fpt_arrive_at_each_write;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
+	KUNIT_EXPECT_EQ(test, s->steps, 2);
+	/* Every TLBI is followed by a CMD_SYNC: the last command is one. */
+	KUNIT_EXPECT_EQ(test, cmdq->sync_pos, cmdq->prod);
+	KUNIT_EXPECT_EQ(test, f->syncs, 3);
+	KUNIT_EXPECT_EQ(test, cmdq->publishing, SMMUV3_CMDQ_PUBLISH_FREE);
 }
 
 /*
@@ -2705,7 +2775,7 @@ static void fpt_writer_done(struct fpt_share *s)
 	if (++s->steps < 3)
 		return;
 	s->at_cons = NULL;
-	s->owe_seen = READ_ONCE(cmdq->owe_writer);
+	s->owe_seen = READ_ONCE(cmdq->publishing);
 	s->published2 = s->f->delays;
 	WRITE_ONCE(cmdq->publishing, SMMUV3_CMDQ_PUBLISH_FREE);
 	s->ret2 = smmuv3_cmdq_ops.sync(&s->f->smmu);
@@ -2722,7 +2792,7 @@ static void caller_leaves_its_cmd_sync_to_the_prod_writer(struct kunit *test)
 	s->at_cons = fpt_writer_done;
 	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
 	KUNIT_EXPECT_EQ(test, s->steps, 3);
-	KUNIT_EXPECT_EQ(test, s->owe_seen, 1);
+	KUNIT_EXPECT_EQ(test, s->owe_seen, SMMUV3_CMDQ_PUBLISH_OWED);
 	KUNIT_EXPECT_EQ(test, s->published2, 0);
 	KUNIT_EXPECT_EQ(test, s->ret2, 0);
 	KUNIT_EXPECT_EQ(test, f->syncs, 1);
@@ -2745,7 +2815,7 @@ static void no_cmd_sync_left_to_a_writer_that_writes_none(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->syncs, 1);
 	KUNIT_EXPECT_EQ(test, cmdq->sync_pos, 2);
 	KUNIT_EXPECT_EQ(test, cmdq->fallbacks, 0);
-	KUNIT_EXPECT_EQ(test, cmdq->owe_writer, 0);
+	KUNIT_EXPECT_EQ(test, cmdq->publishing, SMMUV3_CMDQ_PUBLISH_FREE);
 }
 
 static struct kunit_case fpt_cmdq_cases[] = {
@@ -2803,6 +2873,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(commands_written_while_another_cpu_writes_prod),
 	KUNIT_CASE(callers_share_the_cmd_sync_of_the_prod_writer),
 	KUNIT_CASE(prod_writer_writes_the_cmd_sync_left_to_it),
+	KUNIT_CASE(prod_writer_takes_no_cmd_sync_it_will_not_write),
 	KUNIT_CASE(caller_leaves_its_cmd_sync_to_the_prod_writer),
 	KUNIT_CASE(no_cmd_sync_left_to_a_writer_that_writes_none),
 	KUNIT_CASE(publisher_stall_is_not_a_wedge),

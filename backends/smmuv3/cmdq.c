@@ -24,8 +24,8 @@
  * written a CMD_SYNC waits for that one.  A caller that has written its
  * commands while another CPU waits for @lock (cmdq_contended()), or while
  * a CPU that let the lock go writes CMDQ_PROD (cmdq_publisher_settles()),
- * leaves the CMD_SYNC to that CPU (@owe_pos, @owe_writer), releases the
- * lock, and
+ * leaves the CMD_SYNC to that CPU (@owe_pos, or the flag marked owed),
+ * releases the lock, and
  * waits briefly for a CMD_SYNC to be written after its commands
  * (@sync_pos), then for the SMMU to pass it, as for its own; if none is
  * written in that time it takes the lock again and writes its own.  Each
@@ -34,8 +34,9 @@
  * invariant that makes it safe: whenever @lock is released for good, by
  * any path (submit, sync, recovery), either a CMD_SYNC follows every
  * command owed one, or another CPU waits for the lock and inherits the
- * duty (cmdq_settle()), or a CPU writing CMDQ_PROD will look at
- * @owe_writer once done and write it (cmdq_settle_for_others()).  A CPU
+ * duty (cmdq_settle()), or a CPU writing CMDQ_PROD will find its flag
+ * marked owed once done and write it (cmdq_settle_for_others()), or a
+ * caller that gave up waiting writes its own.  A CPU
  * that finds SMMUV3_CMDQ_SHARE_MAX or more commands waiting for a
  * CMD_SYNC as it lets the lock go writes one rather than hand the duty
  * on, so a CMD_SYNC follows within that many commands and one caller's
@@ -395,21 +396,10 @@ static enum smmuv3_cmdq_err cmdq_skip_error(struct smmuv3_cmdq *cmdq,
  * the flag is held: a sync in an interrupt on this CPU would wait for
  * that publication, which could not end before the sync did.
  *
- * With @how SMMUV3_CMDQ_PUBLISH_SETTLES, a caller that writes commands meanwhile
- * may leave its CMD_SYNC to us (cmdq_publisher_settles()): returns
- * whether, once our write is done, commands are owed one.
+ * With @how SMMUV3_CMDQ_PUBLISH_SETTLES, a caller that writes commands
+ * meanwhile may leave its CMD_SYNC to us (cmdq_publisher_settles()), and
+ * marks the flag SMMUV3_CMDQ_PUBLISH_OWED: returns whether one did.
  */
-/*
- * Whether callers left their CMD_SYNC to a CPU writing CMDQ_PROD that none
- * has written since.  Without @lock: one already written makes it false.
- */
-static bool cmdq_owed_writer(struct smmuv3_cmdq *cmdq)
-{
-	u64 owe = READ_ONCE(cmdq->owe_writer);
-
-	return owe && owe >= READ_ONCE(cmdq->sync_pos);
-}
-
 static bool cmdq_publish_irqsoff(struct smmuv3_cmdq *cmdq, u32 how)
 {
 	u64 prod;
@@ -435,18 +425,14 @@ static bool cmdq_publish_irqsoff(struct smmuv3_cmdq *cmdq, u32 how)
 		dma_wmb();
 		cmdq_write(cmdq, SMMUV3_CMDQ_PROD, cmdq_reg(cmdq, prod), true);
 	}
+	/* After our write: the next CPU's may not overtake it. */
 	if (how != SMMUV3_CMDQ_PUBLISH_SETTLES) {
-		/* After our write: the next CPU's may not overtake it. */
 		smp_store_release(&cmdq->publishing, SMMUV3_CMDQ_PUBLISH_FREE);
 		return false;
 	}
-	/*
-	 * Fully ordered, against cmdq_publisher_settles(): either that
-	 * caller sees the flag free and writes its own CMD_SYNC, or we see
-	 * what it left us.
-	 */
-	xchg(&cmdq->publishing, SMMUV3_CMDQ_PUBLISH_FREE);
-	return unlikely(cmdq_owed_writer(cmdq));
+	return unlikely(xchg_release(&cmdq->publishing,
+				     SMMUV3_CMDQ_PUBLISH_FREE) ==
+			SMMUV3_CMDQ_PUBLISH_OWED);
 }
 
 /* With interrupts as the caller has them: from a wait. */
@@ -688,11 +674,12 @@ static __always_inline bool cmdq_settle(struct smmuv3_cmdq *cmdq,
 
 /*
  * Callers that wrote their commands while we wrote CMDQ_PROD left their
- * CMD_SYNC to us (@owe_writer): write one and publish it.  A few times at
- * most, as more may come meanwhile; past that, each of them writes its own
- * once it has waited a little (cmdq_await_sync()).  A CMD_SYNC that cannot
- * be queued is counted lost, as any command; whoever owed it then writes
- * its own.
+ * CMD_SYNC to us: they did so under @lock, after their commands, so once
+ * we hold it a CMD_SYNC written now follows them.  Write it and publish it
+ * (SMMUV3_CMDQ_SETTLES times at most, as more may come meanwhile: the last
+ * publication takes no more).  A CMD_SYNC that cannot be queued is
+ * counted lost, as any command, and we stop: each of them then writes its
+ * own once it has waited a little (cmdq_await_sync()).
  */
 static noinline void cmdq_settle_for_others(struct smmuv3_cmdq *cmdq,
 					    unsigned long flags)
@@ -700,17 +687,21 @@ static noinline void cmdq_settle_for_others(struct smmuv3_cmdq *cmdq,
 	struct smmuv3_cmdq_budget b = {};
 	u64 sync[CMD_DWORDS], pos, first = 0;
 	unsigned int i, dropped = 0;
+	bool more;
 
 	smmuv3_cmd_sync(sync);
-	for (i = 0; i < SMMUV3_CMDQ_SETTLES; i++) {
+	for (i = 1; ; i++) {
 		raw_spin_lock(&cmdq->lock);
-		if (cmdq_owed_writer(cmdq) &&
+		if (cmdq->sync_pos != cmdq->prod &&
 		    cmdq_put(cmdq, sync, &flags, &b, &pos) && !dropped++)
 			first = sync[0];
 		/* A caller that found us waiting for the lock left us one. */
 		cmdq_settle(cmdq, &flags, &b, &dropped, &first);
 		raw_spin_unlock(&cmdq->lock);
-		if (!cmdq_publish_irqsoff(cmdq, SMMUV3_CMDQ_PUBLISH_SETTLES))
+		more = !dropped && i < SMMUV3_CMDQ_SETTLES;
+		if (!cmdq_publish_irqsoff(cmdq, more ?
+					  SMMUV3_CMDQ_PUBLISH_SETTLES :
+					  SMMUV3_CMDQ_PUBLISH_ONLY))
 			break;
 	}
 	local_irq_restore(flags);
@@ -764,23 +755,21 @@ void smmuv3_cmdq_submit(struct smmuv3_cmdq *cmdq, const u64 *cmds,
 /*
  * Under @lock, after a caller's commands, when no CPU waits for the lock:
  * whether a CPU writing CMDQ_PROD without it will write a CMD_SYNC after
- * them once done (cmdq_unlock_publish()).  @owe_writer is set before the
- * flag is looked at again, and that CPU clears the flag before it looks
- * at @owe_writer, both fully ordered: one of us sees the other.  In a VM
- * that CPU's write traps, and QEMU consumes the queue inside it: every
- * caller that comes meanwhile shares its CMD_SYNC.
+ * them once done (cmdq_unlock_publish()).  It takes the flag back when
+ * its write is done, and sees the debt there; it then takes the lock, so
+ * that its CMD_SYNC follows what we wrote.  In a VM that CPU's write
+ * traps, and QEMU consumes the queue inside it: every caller that comes
+ * meanwhile shares its CMD_SYNC.
  */
 static bool cmdq_publisher_settles(struct smmuv3_cmdq *cmdq)
 {
-	if (likely(READ_ONCE(cmdq->publishing) != SMMUV3_CMDQ_PUBLISH_SETTLES))
+	u32 was = READ_ONCE(cmdq->publishing);
+
+	if (likely(was < SMMUV3_CMDQ_PUBLISH_SETTLES))
 		return false;
-	/*
-	 * Left set if we write our own after all: the CMD_SYNC follows it,
-	 * so it is not owed.
-	 */
-	WRITE_ONCE(cmdq->owe_writer, cmdq->prod);
-	smp_mb();
-	return READ_ONCE(cmdq->publishing) == SMMUV3_CMDQ_PUBLISH_SETTLES;
+	return was == SMMUV3_CMDQ_PUBLISH_OWED ||
+	       cmpxchg(&cmdq->publishing, SMMUV3_CMDQ_PUBLISH_SETTLES,
+		       SMMUV3_CMDQ_PUBLISH_OWED) == SMMUV3_CMDQ_PUBLISH_SETTLES;
 }
 
 /*
@@ -837,12 +826,12 @@ static noinline int cmdq_await_sync(struct smmuv3_cmdq *cmdq, u64 owe,
 			return 0;
 		}
 		/*
-		 * A CPU writing CMDQ_PROD writes our CMD_SYNC once done, or
-		 * hands the duty to the lock's next holder: wait for it in
-		 * CMDQ_CONS reads, which in a VM wait in the hypervisor for
-		 * that write to end, not on the host CPU it needs.
+		 * A CPU writing CMDQ_PROD that we may have left our CMD_SYNC
+		 * writes it once done: wait for it in CMDQ_CONS reads, which in
+		 * a VM wait in the hypervisor for that write to end, not on the
+		 * host CPU it needs.
 		 */
-		if (READ_ONCE(cmdq->publishing) == SMMUV3_CMDQ_PUBLISH_SETTLES) {
+		if (READ_ONCE(cmdq->publishing) >= SMMUV3_CMDQ_PUBLISH_SETTLES) {
 			cmdq_poll_cons(cmdq);
 			if (i > SMMUV3_CMDQ_SPIN)
 				i = SMMUV3_CMDQ_SPIN;

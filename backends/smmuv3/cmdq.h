@@ -87,8 +87,6 @@ struct smmuv3_cmdq_impl {
  * @owe_pos: position + 1 of the last command whose caller left its
  *	CMD_SYNC to the next holder of @lock; owed while @owe_pos >=
  *	@sync_pos; under @lock
- * @owe_writer: the same, for a caller that left it to the CPU writing
- *	CMDQ_PROD; written under @lock, read without it by that CPU
  * @fallbacks: callers that waited for an owed CMD_SYNC in vain and wrote
  *	their own; under @lock
  * @cons: commands the SMMU has consumed, as far as any CPU has seen;
@@ -122,7 +120,6 @@ struct smmuv3_cmdq {
 	u8 window_op;
 	u64 sync_pos;
 	u64 owe_pos;
-	u64 owe_writer;
 	unsigned long fallbacks;
 	/* Polled by waiters: off the line that every command writes. */
 	u64 published ____cacheline_aligned_in_smp;
@@ -144,6 +141,7 @@ enum {
 	SMMUV3_CMDQ_PUBLISH_FREE,
 	SMMUV3_CMDQ_PUBLISH_ONLY,	/* under the lock, or from a wait */
 	SMMUV3_CMDQ_PUBLISH_SETTLES,	/* as the lock goes for good */
+	SMMUV3_CMDQ_PUBLISH_OWED,	/* ...and a caller left it its CMD_SYNC */
 };
 
 #define SMMUV3_CMDQ_TIMEOUT_US	1000000
