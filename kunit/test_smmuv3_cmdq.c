@@ -2447,15 +2447,28 @@ static void fpt_other_publisher_done(struct fpt_share *s)
 	WRITE_ONCE(s->f->smmu.cmdq.publishing, 0);
 }
 
-static void waiter_publishes_what_another_publisher_left(struct kunit *test)
+/*
+ * Another CPU holds the right to write CMDQ_PROD, and writes none after
+ * its own, for @steps back-off steps of our caller.
+ */
+static struct fpt_share *fpt_prod_held(struct kunit *test,
+				       unsigned long steps)
 {
 	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
 	struct fpt_share *s = fpt_share_on(test, f);
 
 	f->smmu.cmdq.publishing = SMMUV3_CMDQ_PUBLISH_ONLY;
-	s->prod_held = ~0UL;
 	s->each = fpt_other_publisher_done;
-	s->steps = 3;
+	s->steps = steps;
+	return s;
+}
+
+static void waiter_publishes_what_another_publisher_left(struct kunit *test)
+{
+	struct fpt_share *s = fpt_prod_held(test, 3);
+	struct fpt_v3_fake *f = s->f;
+
+	s->prod_held = ~0UL;
 	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
 	KUNIT_EXPECT_EQ(test, s->steps, 0);
 	KUNIT_EXPECT_EQ(test, s->prod_held, 0);
@@ -2656,13 +2669,11 @@ static void callers_share_the_cmd_sync_of_the_prod_writer(struct kunit *test)
  */
 static void publisher_stall_is_not_a_wedge(struct kunit *test)
 {
-	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_prod_held(test, 0);
+	struct fpt_v3_fake *f = s->f;
 	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
-	struct fpt_share *s = fpt_share_on(test, f);
 
-	cmdq->publishing = SMMUV3_CMDQ_PUBLISH_ONLY;
-	s->each = fpt_other_publisher_done;
-	s->steps = 2 * cmdq->timeout_us;
+	s->steps = 2 * cmdq->timeout_us;	/* two bounds */
 	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
 	KUNIT_EXPECT_EQ(test, s->steps, 0);
 	KUNIT_EXPECT_EQ(test, cmdq->stuck, 0);
@@ -2675,13 +2686,11 @@ static void publisher_stall_is_not_a_wedge(struct kunit *test)
 
 static void publisher_stall_drops_no_command(struct kunit *test)
 {
-	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_prod_held(test, 0);
+	struct fpt_v3_fake *f = s->f;
 	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
-	struct fpt_share *s = fpt_share_on(test, f);
 
-	cmdq->publishing = SMMUV3_CMDQ_PUBLISH_ONLY;
-	s->each = fpt_other_publisher_done;
-	s->steps = 2 * cmdq->timeout_us;
+	s->steps = 2 * cmdq->timeout_us;	/* two bounds */
 	fpt_cmdq_tlbi(f, BIT(6) + 1);
 	KUNIT_EXPECT_EQ(test, s->steps, 0);
 	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
@@ -2804,13 +2813,10 @@ static void caller_leaves_its_cmd_sync_to_the_prod_writer(struct kunit *test)
 /* A CPU writing CMDQ_PROD that writes no CMD_SYNC after: not left one. */
 static void no_cmd_sync_left_to_a_writer_that_writes_none(struct kunit *test)
 {
-	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct fpt_share *s = fpt_prod_held(test, 3);
+	struct fpt_v3_fake *f = s->f;
 	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
-	struct fpt_share *s = fpt_share_on(test, f);
 
-	cmdq->publishing = SMMUV3_CMDQ_PUBLISH_ONLY;
-	s->each = fpt_other_publisher_done;
-	s->steps = 3;
 	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
 	KUNIT_EXPECT_EQ(test, f->syncs, 1);
 	KUNIT_EXPECT_EQ(test, cmdq->sync_pos, 2);
