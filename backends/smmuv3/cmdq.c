@@ -425,11 +425,12 @@ static bool cmdq_publish_irqsoff(struct smmuv3_cmdq *cmdq, u32 how)
 		dma_wmb();
 		cmdq_write(cmdq, SMMUV3_CMDQ_PROD, cmdq_reg(cmdq, prod), true);
 	}
-	/* After our write: the next CPU's may not overtake it. */
 	if (how != SMMUV3_CMDQ_PUBLISH_SETTLES) {
+		/* After our write: the next CPU's may not overtake it. */
 		smp_store_release(&cmdq->publishing, SMMUV3_CMDQ_PUBLISH_FREE);
 		return false;
 	}
+	/* The same, and whether a caller left us its CMD_SYNC meanwhile. */
 	return unlikely(xchg_release(&cmdq->publishing,
 				     SMMUV3_CMDQ_PUBLISH_FREE) ==
 			SMMUV3_CMDQ_PUBLISH_OWED);
@@ -458,6 +459,7 @@ static void cmdq_publish_locked(struct smmuv3_cmdq *cmdq)
  */
 static void cmdq_unlock_for_room(struct smmuv3_cmdq *cmdq,
 				 unsigned long flags)
+	__releases(&cmdq->lock)
 {
 	raw_spin_unlock(&cmdq->lock);
 	cmdq_publish_irqsoff(cmdq, SMMUV3_CMDQ_PUBLISH_ONLY);
@@ -714,6 +716,7 @@ static noinline void cmdq_settle_for_others(struct smmuv3_cmdq *cmdq,
  * while this one writes CMDQ_PROD, and may leave us their CMD_SYNC.
  */
 static void cmdq_unlock_publish(struct smmuv3_cmdq *cmdq, unsigned long flags)
+	__releases(&cmdq->lock)
 {
 	raw_spin_unlock(&cmdq->lock);
 	if (unlikely(cmdq_publish_irqsoff(cmdq, SMMUV3_CMDQ_PUBLISH_SETTLES)))
