@@ -1764,7 +1764,9 @@ struct fpt_share {
 	void (*at_cons)(struct fpt_share *s);
 	void (*at_prod)(struct fpt_share *s);
 	bool in_reg;
-	u64 owe_seen;		/* the flag when @at_cons or @at_prod ran */
+	unsigned int calls;	/* @at_cons's or @at_prod's, counted by it */
+	u32 flag_seen;		/* the publishing flag when it acted */
+	unsigned long delays_seen;	/* the fake's back-off steps then */
 };
 
 static struct fpt_share *fpt_share_cur;
@@ -2444,7 +2446,7 @@ static void fpt_other_publisher_done(struct fpt_share *s)
 	if (s->steps)
 		return;
 	s->prod_held = s->prod_writes;
-	WRITE_ONCE(s->f->smmu.cmdq.publishing, 0);
+	WRITE_ONCE(s->f->smmu.cmdq.publishing, SMMUV3_CMDQ_PUBLISH_FREE);
 }
 
 /*
@@ -2475,7 +2477,8 @@ static void waiter_publishes_what_another_publisher_left(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->prod_writes, 1);
 	KUNIT_EXPECT_EQ(test, f->syncs, 1);
 	KUNIT_EXPECT_EQ(test, f->tlbi, 1);
-	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.publishing, 0);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.publishing,
+			SMMUV3_CMDQ_PUBLISH_FREE);
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.nlost, 0);
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.cons, f->smmu.cmdq.prod);
 }
@@ -2713,8 +2716,8 @@ static void fpt_left_a_sync(struct fpt_share *s)
 	s->at_prod = NULL;
 	smmuv3_cmd_tlbi_nh_va(cmd, 1, FPT_IOVA + SZ_4K, true);
 	smmuv3_cmdq_submit(cmdq, cmd, 1);
-	s->owe_seen = cmpxchg(&cmdq->publishing, SMMUV3_CMDQ_PUBLISH_SETTLES,
-			      SMMUV3_CMDQ_PUBLISH_OWED);
+	s->flag_seen = cmpxchg(&cmdq->publishing, SMMUV3_CMDQ_PUBLISH_SETTLES,
+			       SMMUV3_CMDQ_PUBLISH_OWED);
 }
 
 static void prod_writer_writes_the_cmd_sync_left_to_it(struct kunit *test)
@@ -2728,7 +2731,7 @@ static void prod_writer_writes_the_cmd_sync_left_to_it(struct kunit *test)
 
 	s->at_prod = fpt_left_a_sync;
 	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
-	KUNIT_EXPECT_EQ(test, s->owe_seen, SMMUV3_CMDQ_PUBLISH_SETTLES);
+	KUNIT_EXPECT_EQ(test, s->flag_seen, SMMUV3_CMDQ_PUBLISH_SETTLES);
 	KUNIT_EXPECT_TRUE(test, fpt_ops_are(f, 0, want, ARRAY_SIZE(want)));
 	KUNIT_EXPECT_EQ(test, f->syncs, 2);
 	KUNIT_EXPECT_EQ(test, cmdq->published, 4);
@@ -2749,7 +2752,7 @@ static void fpt_arrive_at_each_write(struct fpt_share *s)
 
 	if (READ_ONCE(cmdq->publishing) != SMMUV3_CMDQ_PUBLISH_SETTLES)
 		return;
-	smmuv3_cmd_tlbi_nh_va(cmd, 1, FPT_IOVA + SZ_4K * ++s->steps, true);
+	smmuv3_cmd_tlbi_nh_va(cmd, 1, FPT_IOVA + SZ_4K * ++s->calls, true);
 	smmuv3_cmdq_submit(cmdq, cmd, 1);
 	cmpxchg(&cmdq->publishing, SMMUV3_CMDQ_PUBLISH_SETTLES,
 		SMMUV3_CMDQ_PUBLISH_OWED);
@@ -2763,7 +2766,7 @@ static void prod_writer_takes_no_cmd_sync_it_will_not_write(struct kunit *test)
 
 	s->at_prod = fpt_arrive_at_each_write;
 	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
-	KUNIT_EXPECT_EQ(test, s->steps, 2);
+	KUNIT_EXPECT_EQ(test, s->calls, 2);
 	/* Every TLBI is followed by a CMD_SYNC: the last command is one. */
 	KUNIT_EXPECT_EQ(test, cmdq->sync_pos, cmdq->prod);
 	KUNIT_EXPECT_EQ(test, f->syncs, 3);
@@ -2781,11 +2784,11 @@ static void fpt_writer_done(struct fpt_share *s)
 {
 	struct smmuv3_cmdq *cmdq = &s->f->smmu.cmdq;
 
-	if (++s->steps < 3)
+	if (++s->calls < 3)
 		return;
 	s->at_cons = NULL;
-	s->owe_seen = READ_ONCE(cmdq->publishing);
-	s->published2 = s->f->delays;
+	s->flag_seen = READ_ONCE(cmdq->publishing);
+	s->delays_seen = s->f->delays;
 	WRITE_ONCE(cmdq->publishing, SMMUV3_CMDQ_PUBLISH_FREE);
 	s->ret2 = smmuv3_cmdq_ops.sync(&s->f->smmu);
 }
@@ -2800,9 +2803,9 @@ static void caller_leaves_its_cmd_sync_to_the_prod_writer(struct kunit *test)
 	cmdq->publishing = SMMUV3_CMDQ_PUBLISH_SETTLES;
 	s->at_cons = fpt_writer_done;
 	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), 0);
-	KUNIT_EXPECT_EQ(test, s->steps, 3);
-	KUNIT_EXPECT_EQ(test, s->owe_seen, SMMUV3_CMDQ_PUBLISH_OWED);
-	KUNIT_EXPECT_EQ(test, s->published2, 0);
+	KUNIT_EXPECT_EQ(test, s->calls, 3);
+	KUNIT_EXPECT_EQ(test, s->flag_seen, SMMUV3_CMDQ_PUBLISH_OWED);
+	KUNIT_EXPECT_EQ(test, s->delays_seen, 0);
 	KUNIT_EXPECT_EQ(test, s->ret2, 0);
 	KUNIT_EXPECT_EQ(test, f->syncs, 1);
 	KUNIT_EXPECT_TRUE(test, fpt_ops_are(f, 0, want, ARRAY_SIZE(want)));

@@ -25,19 +25,18 @@
  * commands while another CPU waits for @lock (cmdq_contended()), or while
  * a CPU that let the lock go writes CMDQ_PROD (cmdq_publisher_settles()),
  * leaves the CMD_SYNC to that CPU (@owe_pos, or the flag marked owed),
- * releases the lock, and
- * waits briefly for a CMD_SYNC to be written after its commands
- * (@sync_pos), then for the SMMU to pass it, as for its own; if none is
- * written in that time it takes the lock again and writes its own.  Each
- * caller still waits for CMDQ_CONS to pass a CMD_SYNC after its own
- * commands before it answers, and still checks for losses then.  The
+ * releases the lock, and waits briefly for a CMD_SYNC to be written after
+ * its commands (@sync_pos), then for the SMMU to pass it, as for its own;
+ * if none is written in that time it takes the lock again and writes its
+ * own.  Each caller still waits for CMDQ_CONS to pass a CMD_SYNC after its
+ * own commands before it answers, and still checks for losses then.  The
  * invariant that makes it safe: whenever @lock is released for good, by
  * any path (submit, sync, recovery), either a CMD_SYNC follows every
  * command owed one, or another CPU waits for the lock and inherits the
  * duty (cmdq_settle()), or a CPU writing CMDQ_PROD will find its flag
  * marked owed once done and write it (cmdq_settle_for_others()), or a
- * caller that gave up waiting writes its own.  A CPU
- * that finds SMMUV3_CMDQ_SHARE_MAX or more commands waiting for a
+ * caller that gave up waiting writes its own.  A CPU that finds
+ * SMMUV3_CMDQ_SHARE_MAX or more commands waiting for a
  * CMD_SYNC as it lets the lock go writes one rather than hand the duty
  * on, so a CMD_SYNC follows within that many commands and one caller's
  * batch (32 from flush.c); and on MMU-700 cmdq_joins_window() still ends
@@ -656,7 +655,7 @@ static noinline bool cmdq_settle_owed(struct smmuv3_cmdq *cmdq,
 	}
 	if (cmdq->sync_pos <= cmdq->owe_pos)
 		return false;
-	WRITE_ONCE(cmdq->owe_pos, 0);
+	cmdq->owe_pos = 0;
 	return true;
 }
 
@@ -793,7 +792,7 @@ static bool cmdq_shares(struct smmuv3_cmdq *cmdq, u64 *pos, u64 *owe)
 	if (cmdq->since_sync >= cmdq->share_max)
 		return false;
 	if (cmdq_contended(cmdq))
-		WRITE_ONCE(cmdq->owe_pos, cmdq->prod);
+		cmdq->owe_pos = cmdq->prod;
 	else if (!cmdq_publisher_settles(cmdq))
 		return false;
 	*owe = cmdq->prod;
@@ -907,7 +906,7 @@ static __always_inline int cmdq_issue_sync(struct smmuv3_cmdq *cmdq,
 				first = sync[0];
 		} else {
 			/* It follows every command owed one: published below. */
-			WRITE_ONCE(cmdq->owe_pos, 0);
+			cmdq->owe_pos = 0;
 		}
 	}
 	/*
