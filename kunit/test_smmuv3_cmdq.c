@@ -2489,7 +2489,14 @@ static void waiter_publishes_what_another_publisher_left(struct kunit *test)
  * got far enough, or FPT_PROD_HOLD_US; the others start once it is held.
  */
 #define FPT_PROD_CALLERS	3
-#define FPT_PROD_HOLD_US	200000
+/*
+ * Under TCG on a loaded host a vCPU can go unscheduled for a good part of
+ * a second: the first caller is held up to 1 s (interrupts off), and the
+ * others wait up to 5 s for it to be held, each well inside the 10 s the
+ * test waits for every caller.
+ */
+#define FPT_PROD_HOLD_US	1000000
+#define FPT_PROD_START_MS	5000
 
 struct fpt_prod_hold {
 	struct fpt_v3_fake *f;
@@ -2554,11 +2561,11 @@ static int fpt_prod_hold_fn(void *data)
 {
 	struct fpt_prod_hold_arg *a = data;
 	struct fpt_prod_hold *h = a->h;
+	unsigned long end = jiffies + msecs_to_jiffies(FPT_PROD_START_MS);
 	u64 cmd[CMD_DWORDS];
-	unsigned int i;
 
 	/* The others start once the first is inside its write. */
-	for (i = 0; a->i && !atomic_read(&h->holding) && i < 1000; i++)
+	while (a->i && !atomic_read(&h->holding) && time_before(jiffies, end))
 		usleep_range(100, 200);
 	smmuv3_cmd_tlbi_nh_va(cmd, 1, FPT_IOVA + a->i * SZ_4K, true);
 	h->ret[a->i] = smmuv3_cmdq_ops.submit_sync(&h->f->smmu, cmd, 1);
