@@ -43,6 +43,14 @@
 # Refuses to run if flushpol-dkms is installed (it is the machine's then,
 # not ours to remove); holds scripts/dkms-check.sh's lock, as both use
 # the same dkms registration.
+#
+# A run killed before its EXIT trap (kill -9, a machine lost) leaves the
+# package half configured, which makes every later apt-get fail, and the
+# staged kernel in /boot.  What a run changes is recorded in
+# $FLUSHPOL_CACHE/deb-check.run, not /tmp, so that it outlives a reboot:
+# the next run puts it back first, and so does
+#   scripts/deb-check.sh --recover
+# which does nothing else (.ci/run calls it before apt-get).
 
 # shellcheck disable=SC2317 # cleanup runs from the EXIT trap
 set -euo pipefail
@@ -58,18 +66,14 @@ log() { echo "deb-check: $*" >&2; }
 die() { log "FAIL: $*"; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || die "must run as root"
+case ${1:-} in
+""|--recover) ;;
+*) die "usage: $0 [--recover]" ;;
+esac
 fp_host_dkms_lock
 
 pkg=flushpol-dkms
-ver=$(fp_version) || die "no PACKAGE_VERSION=\"...\" line in dkms.conf"
-st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null) || st=
-[[ $st != ii* ]] || die "$pkg is installed on this machine: not removing it"
-[ -z "$(dkms status -m flushpol 2>/dev/null)" ] ||
-	die "flushpol is registered in dkms already: $(dkms status -m flushpol)"
-
-fp_apt_install grub-common grub2-common initramfs-tools >&2
-deb=${FLUSHPOL_DEB:-$("$here/deb.sh")}
-work=$(mktemp -d /tmp/flushpol-deb.XXXXXX)
+work=${FLUSHPOL_CACHE:-/var/cache/flushpol}/deb-check.run
 fake=/lib/modules/5.10.0-0-flushpol-fake
 fakeimg=/boot/vmlinuz-${fake##*/}
 cfg=/etc/default/grub.d/flushpol.cfg
@@ -77,6 +81,12 @@ failed=0
 made_grub_dir=
 made_grub_cfg=
 staged=
+
+# keep NAME: NAME's value into $work/state, for a later run to undo by.
+keep()
+{
+	printf '%s=%q\n' "$1" "${!1}" >>"$work/state"
+}
 
 # Names only: what apt remove must leave as apt install found it.  dkms
 # makes its module-signing key (/var/lib/dkms/mok.*) at its first build on
@@ -86,43 +96,6 @@ snapshot()
 	find /usr/src /var/lib/dkms /lib/modules -path "$fake" -prune -o \
 		-path '/var/lib/dkms/mok.*' -prune -o -print | sort
 }
-
-cleanup()
-{
-	local rc=$?
-	trap - EXIT
-	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null) || st=
-	if [[ $st == ?[iUFHWtc]* ]]; then
-		log "cleaning up: removing $pkg"
-		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q \
-			-o DPkg::Lock::Timeout=900 "$pkg" >&2 </dev/null || true
-	fi
-	rm -rf "$fake" "$fakeimg"
-	# What update-grub and update-initramfs changed in /boot.
-	for f in "$work"/boot/initrd.img-*; do
-		[ -e "$f" ] && cp -p "$f" "/boot/${f##*/}"
-	done
-	if [ -n "$made_grub_cfg" ]; then
-		rm -f /boot/grub/grub.cfg
-	elif [ -e "$work/boot/grub.cfg" ]; then
-		cp -p "$work/boot/grub.cfg" /boot/grub/grub.cfg
-	fi
-	[ -z "$made_grub_dir" ] || rmdir /boot/grub 2>/dev/null || true
-	[ -z "$staged" ] || unstage_kernel
-	rm -rf "$work"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# The kernels the postinst must build for: those with headers, as dkms'
-# common.postinst tests for them (build/include).
-mapfile -t kvers < <(for d in /lib/modules/*/build; do
-			     [ -e "$d/include" ] && basename "${d%/build}"
-		     done)
-[ ${#kvers[@]} -gt 0 ] || die "no kernel headers in /lib/modules/*/build"
-running=$(uname -r)
-log "kernels with headers: ${kvers[*]}; running: $running"
 
 # stage_kernel K: Debian's image of kernel K (its .deb cached in
 # $FLUSHPOL_CACHE/amd64) into /boot and /lib/modules/K, as dpkg would put
@@ -151,6 +124,7 @@ stage_kernel()
 	done <"$work/staged"
 	# From here the EXIT trap takes away what the list names.
 	staged=$1
+	keep staged
 	# Hard links: the same file system, and nothing here writes to them.
 	while read -r f; do
 		cp -al "$dir/root/$f" "/$f"
@@ -169,7 +143,75 @@ unstage_kernel()
 		[ ! -e "$f" ] || cp -p "$f" "/lib/modules/$staged/"
 	done
 	staged=
+	keep staged
 }
+
+# What this run (or the one $work/state is of) changed, put back.
+undo()
+{
+	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null) || st=
+	if [[ $st == ?[iUFHWtc]* ]]; then
+		log "cleaning up: removing $pkg"
+		# apt-get refuses to act while dpkg was interrupted.
+		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q \
+			-o DPkg::Lock::Timeout=900 "$pkg" >&2 </dev/null ||
+		{ dpkg --purge --force-remove-reinstreq "$pkg" >&2 &&
+		  dpkg --configure -a >&2; } || true
+	fi
+	rm -rf "$fake" "$fakeimg"
+	# What update-grub and update-initramfs changed in /boot.
+	for f in "$work"/boot/initrd.img-*; do
+		[ -e "$f" ] && cp -p "$f" "/boot/${f##*/}"
+	done
+	if [ -n "$made_grub_cfg" ]; then
+		rm -f /boot/grub/grub.cfg
+	elif [ -e "$work/boot/grub.cfg" ]; then
+		cp -p "$work/boot/grub.cfg" /boot/grub/grub.cfg
+	fi
+	[ -z "$made_grub_dir" ] || rmdir /boot/grub 2>/dev/null || true
+	[ -z "$staged" ] || unstage_kernel
+	rm -rf "$work"
+}
+
+cleanup()
+{
+	local rc=$?
+	trap - EXIT
+	undo
+	exit "$rc"
+}
+
+if [ -d "$work" ]; then
+	log "an earlier run did not finish: putting back what it changed"
+	# shellcheck source=/dev/null
+	[ ! -f "$work/state" ] || . "$work/state"
+	undo
+	made_grub_dir=''
+	made_grub_cfg=''
+	staged=''
+fi
+[ "${1:-}" != --recover ] || exit 0
+
+ver=$(fp_version) || die "no PACKAGE_VERSION=\"...\" line in dkms.conf"
+st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null) || st=
+[[ $st != ii* ]] || die "$pkg is installed on this machine: not removing it"
+[ -z "$(dkms status -m flushpol 2>/dev/null)" ] ||
+	die "flushpol is registered in dkms already: $(dkms status -m flushpol)"
+
+fp_apt_install grub-common grub2-common initramfs-tools >&2
+deb=${FLUSHPOL_DEB:-$("$here/deb.sh")}
+mkdir -p "$work"
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The kernels the postinst must build for: those with headers, as dkms'
+# common.postinst tests for them (build/include).
+mapfile -t kvers < <(for d in /lib/modules/*/build; do
+			     [ -e "$d/include" ] && basename "${d%/build}"
+		     done)
+[ ${#kvers[@]} -gt 0 ] || die "no kernel headers in /lib/modules/*/build"
+running=$(uname -r)
+log "kernels with headers: ${kvers[*]}; running: $running"
 
 # The kernels GRUB lists that flushpol is built for: those with headers
 # whose image (and config, which mkinitramfs reads) is in /boot.
@@ -209,12 +251,14 @@ cp -p /boot/initrd.img-* "$work/boot/"
 if [ ! -d /boot/grub ]; then
 	mkdir /boot/grub
 	made_grub_dir=1
+	keep made_grub_dir
 fi
 if [ -e /boot/grub/grub.cfg ]; then
 	cp -p /boot/grub/grub.cfg "$work/boot/grub.cfg"
 else
 	: >/boot/grub/grub.cfg
 	made_grub_cfg=1
+	keep made_grub_cfg
 fi
 log "GRUB and initramfs checks on ${boot[*]}"
 
