@@ -66,6 +66,23 @@
 #define FPQ_BATCHES	1024
 #define FPQ_ROUNDS	31
 /*
+ * In a kernel with KASAN, lockdep or KCSAN (the test kernels, not make
+ * bench's) the rounds' times say nothing of the queue, and 31 of them
+ * take three minutes of TCG: past the hung-task detector's two while the
+ * KUnit runner waits for the case.  There the checks alone are what the
+ * case is run for, and a few rounds make them.
+ */
+#define FPQ_DEBUG_ROUNDS	3
+
+static unsigned int fpq_rounds(void)
+{
+	if (IS_ENABLED(CONFIG_KASAN) || IS_ENABLED(CONFIG_PROVE_LOCKING) ||
+	    IS_ENABLED(CONFIG_KCSAN))
+		return FPQ_DEBUG_ROUNDS;
+	return FPQ_ROUNDS;
+}
+
+/*
  * Rounds of the CMD_SYNC count through smmuv3_cmdq_submit_sync(): counts
  * need no 31 rounds, and the arm64 test kernel (KASAN, under TCG) runs
  * this suite too.
@@ -298,13 +315,13 @@ static void fpq_print(struct kunit *test, enum fpq_side side,
 	int len = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	for (r = 0; r < FPQ_ROUNDS; r++)
+	for (r = 0; r < fpq_rounds(); r++)
 		len += scnprintf(buf + len, FPQ_ROUNDS * 21 + 1 - len,
 				 r ? ",%llu" : "%llu", ns[r]);
 	kunit_info(test,
 		   "fp-scale-cmdq: side=%s threads=%u cpus=%u batch=1 batches=%u rounds=%u cons_reads=%lu ns=%s\n",
 		   fpq_side_name[side], threads, num_online_cpus(),
-		   FPQ_BATCHES, FPQ_ROUNDS, reads, buf);
+		   FPQ_BATCHES, fpq_rounds(), reads, buf);
 	kunit_kfree(test, buf);
 }
 
@@ -404,7 +421,7 @@ static void cmdq_scaling_reported(struct kunit *test)
 	fpt_v3_fake_instant(inst);
 
 	fpq_calibrate(test, f);
-	for (r = 0; r < FPQ_ROUNDS; r++) {
+	for (r = 0; r < fpq_rounds(); r++) {
 		for (n = 0, threads = 1; threads <= FPQ_MAX_THREADS;
 		     n++, threads *= 2) {
 			if (threads > num_online_cpus())
@@ -438,7 +455,7 @@ static void cmdq_scaling_reported(struct kunit *test)
 			fpq_print(test, s, threads, ns[n][s],
 				  s == FPQ_CMDQ ? reads[n] : 0);
 		fpq_print_syncs(test, "submit+sync", true, threads,
-				(u64)FPQ_ROUNDS * threads * FPQ_BATCHES,
+				(u64)fpq_rounds() * threads * FPQ_BATCHES,
 				syncs[n], falls[n], lo[n], hi[n], NULL, 0);
 	}
 	fpq_count_leaf_syncs(test, own);
