@@ -2834,6 +2834,54 @@ static void no_cmd_sync_left_to_a_writer_that_writes_none(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmdq->publishing, SMMUV3_CMDQ_PUBLISH_FREE);
 }
 
+/*
+ * While the first caller writes CMDQ_PROD on a wedged SMMU, another CPU
+ * fills the queue with TLBIs and leaves its CMD_SYNC to the writer, which
+ * then cannot queue one: it waits one bound for room, counts the CMD_SYNC
+ * lost and stops, its flag free, so that the caller that left it writes
+ * its own (here, once the SMMU moves again: its sync recovers from the
+ * loss and completes every TLBI).  A writer that kept the debt for a
+ * CMD_SYNC later, in the flag, would leave that caller waiting on it.
+ */
+static void fpt_fill_and_leave(struct fpt_share *s)
+{
+	struct smmuv3_cmdq *cmdq = &s->f->smmu.cmdq;
+
+	s->at_prod = NULL;
+	s->calls = BIT(cmdq->q.shift) - (cmdq->prod - cmdq->cons);
+	fpt_cmdq_tlbi(s->f, s->calls);
+	s->flag_seen = cmpxchg(&cmdq->publishing, SMMUV3_CMDQ_PUBLISH_SETTLES,
+			       SMMUV3_CMDQ_PUBLISH_OWED);
+}
+
+static void writer_that_cannot_queue_the_cmd_sync_left_owes_none(struct kunit *test)
+{
+	struct fpt_v3_fake *f = fpt_cmdq_fake(test, 6, 64);
+	struct smmuv3_cmdq *cmdq = &f->smmu.cmdq;
+	struct fpt_share *s = fpt_share_on(test, f);
+
+	fpt_v3_fake_wedge_after(f, 0);
+	s->at_prod = fpt_fill_and_leave;
+	KUNIT_EXPECT_EQ(test, fpt_share_leaf(f, FPT_IOVA), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, s->flag_seen, SMMUV3_CMDQ_PUBLISH_SETTLES);
+	KUNIT_EXPECT_EQ(test, s->calls, 62);
+	KUNIT_ASSERT_EQ(test, cmdq->publishing, SMMUV3_CMDQ_PUBLISH_FREE);
+	/* The dropped CMD_SYNC, and the first caller's, timed out. */
+	KUNIT_EXPECT_EQ(test, cmdq->nlost, 2);
+	KUNIT_EXPECT_EQ(test, cmdq->sync_pos, 2);
+	KUNIT_EXPECT_EQ(test, cmdq->owe_pos, 0);
+	KUNIT_EXPECT_EQ(test, cmdq->published, cmdq->prod);
+
+	fpt_v3_fake_set(f, 64);
+	KUNIT_EXPECT_EQ(test, fpt_cmdq_sync(f), 0);
+	/* 63 and the recovery's TLBI_NSNH_ALL. */
+	KUNIT_EXPECT_EQ(test, f->tlbi, 64);
+	KUNIT_EXPECT_EQ(test, cmdq->cons, cmdq->prod);
+	KUNIT_EXPECT_EQ(test, cmdq->sync_pos, cmdq->prod);
+	KUNIT_EXPECT_EQ(test, cmdq->publishing, SMMUV3_CMDQ_PUBLISH_FREE);
+	KUNIT_EXPECT_EQ(test, f->bad, 0);
+}
+
 static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(refused_tlbi_recovered_by_covering_sync),
 	KUNIT_CASE(refused_leaf_tlbi_leaves_nothing_stale),
@@ -2892,6 +2940,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(prod_writer_takes_no_cmd_sync_it_will_not_write),
 	KUNIT_CASE(caller_leaves_its_cmd_sync_to_the_prod_writer),
 	KUNIT_CASE(no_cmd_sync_left_to_a_writer_that_writes_none),
+	KUNIT_CASE(writer_that_cannot_queue_the_cmd_sync_left_owes_none),
 	KUNIT_CASE(publisher_stall_is_not_a_wedge),
 	KUNIT_CASE(publisher_stall_drops_no_command),
 	{}
