@@ -13,6 +13,7 @@
 #include <linux/debug_locks.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/ktime.h>
 #include <linux/ratelimit.h>
 #include <linux/sizes.h>
 
@@ -2487,6 +2488,10 @@ static void waiter_publishes_what_another_publisher_left(struct kunit *test)
  * Callers on CPUs of their own: the first is held inside its CMDQ_PROD
  * write (the SMMU reads its first command) until @until says the others
  * got far enough, or FPT_PROD_HOLD_US; the others start once it is held.
+ * The first starts only once every caller runs: with interrupts off on
+ * its CPU for the hold, creating the next thread can wait for that CPU
+ * (a page allocation draining per-CPU lists runs work there), and that
+ * caller would then come only after the hold.
  */
 #define FPT_PROD_CALLERS	3
 /*
@@ -2503,6 +2508,7 @@ struct fpt_prod_hold {
 	bool (*until)(struct fpt_prod_hold *h);
 	unsigned int n;
 	atomic_t holding;
+	atomic_t running;
 	bool held_once, reached;
 	u64 prod;		/* commands written when the write was held */
 	unsigned int cpu[FPT_PROD_CALLERS];
@@ -2561,11 +2567,17 @@ static int fpt_prod_hold_fn(void *data)
 {
 	struct fpt_prod_hold_arg *a = data;
 	struct fpt_prod_hold *h = a->h;
-	unsigned long end = jiffies + msecs_to_jiffies(FPT_PROD_START_MS);
+	/* Not jiffies: the tick may be the held CPU's. */
+	ktime_t end = ktime_add_ms(ktime_get(), FPT_PROD_START_MS);
 	u64 cmd[CMD_DWORDS];
 
+	atomic_inc(&h->running);
+	while (!a->i && atomic_read(&h->running) < h->n &&
+	       ktime_before(ktime_get(), end))
+		usleep_range(100, 200);
 	/* The others start once the first is inside its write. */
-	while (a->i && !atomic_read(&h->holding) && time_before(jiffies, end))
+	while (a->i && !atomic_read(&h->holding) &&
+	       ktime_before(ktime_get(), end))
 		usleep_range(100, 200);
 	smmuv3_cmd_tlbi_nh_va(cmd, 1, FPT_IOVA + a->i * SZ_4K, true);
 	h->ret[a->i] = smmuv3_cmdq_ops.submit_sync(&h->f->smmu, cmd, 1);
