@@ -310,13 +310,19 @@ static void fp_inv_range_counted(struct fp_context *ctx, unsigned long iova,
 			   size, n);
 }
 
-static void fp_sync_failed(struct fp_context *ctx, int ret)
+static noinline void __cold fp_sync_failed_slow(struct fp_context *ctx,
+						int ret)
 {
-	if (!ret)
-		return;
 	fp_cov_sync_failed(ctx);
 	fp_stat_add(ctx, FP_STAT_SYNC_TIMEOUTS, 1);
 	pr_err_ratelimited("%s: TLB sync failed: %d\n", ctx->name, ret);
+}
+
+/* Out of the way of the syncs that succeed: a test and no call for them. */
+static inline void fp_sync_failed(struct fp_context *ctx, int ret)
+{
+	if (unlikely(ret))
+		fp_sync_failed_slow(ctx, ret);
 }
 
 /* The gather's tracepoint on the one-leaf path, with the policy pinned. */
@@ -332,10 +338,38 @@ static void fp_trace_leaf_gather(struct fp_context *ctx,
 	fp_policy_unpin(idx);
 }
 
+/* What the one-leaf path sent: the sync's answer, and how many commands. */
+struct fp_leaf_sent {
+	int ret;
+	unsigned int n;
+};
+
+/*
+ * The one-leaf path's command and sync through the backend's general
+ * operations, for a backend without &fp_hw_ops.inv_leaf_sync.  Returned
+ * by value, so that the fast path's frame has nothing whose address is
+ * taken (no stack canary for it).
+ */
+static noinline struct fp_leaf_sent
+fp_sync_leaf_ops(struct fp_context *ctx, const struct fp_hw_ops *ops,
+		 const struct iommu_iotlb_gather *gather, bool range)
+{
+	struct fp_leaf_sent s = { .n = 1 };
+
+	if (range)
+		s.ret = ops->inv_range_sync(ctx, gather->start, gather->pgsize,
+					    gather->pgsize, true, &s.n);
+	else
+		s.ret = ops->inv_va_sync(ctx, gather->start, gather->pgsize,
+					 gather->pgsize, true);
+	return s;
+}
+
 /*
  * A strict unmap's gather of one leaf, under a policy that sends for it
  * one precise command and a sync (&fp_policy.one_leaf): sent here, with
- * the backend's command-and-sync operation, as the policy would send it,
+ * the backend's one-leaf operation (&fp_hw_ops.inv_leaf_sync), or its
+ * command-and-sync operation where it has none, as the policy would send it,
  * timed as the policy would time it (&fp_policy.times_flushes), and
  * counted with one add (fp_stats.leaf), not four.  What to send is the
  * context's policy's as read now, at the sync, as for every gather, from
@@ -358,7 +392,8 @@ static __always_inline bool fp_sync_leaf(struct fp_context *ctx,
 {
 	const struct fp_hw_ops *ops = ctx->cfg.ops;
 	unsigned int mode = READ_ONCE(ctx->leaf);
-	unsigned int n = 1;
+	struct fp_leaf_sent s = { .n = 1 };
+	unsigned int n;
 	bool range, timed;
 	u64 t0 = 0, t = 0;
 	int ret;
@@ -366,7 +401,8 @@ static __always_inline bool fp_sync_leaf(struct fp_context *ctx,
 	if (!(mode & FP_LEAFMODE_ONE))
 		return false;
 	range = (mode & FP_LEAFMODE_ONE) == FP_ONE_LEAF_PRECISE && ops->inv_range;
-	if (range ? !ops->inv_range_sync : !ops->inv_va_sync)
+	if (!ops->inv_leaf_sync &&
+	    (range ? !ops->inv_range_sync : !ops->inv_va_sync))
 		return false;
 
 	if (trace_flushpol_gather_enabled())
@@ -375,13 +411,14 @@ static __always_inline bool fp_sync_leaf(struct fp_context *ctx,
 	if (timed || lat)
 		t0 = fp_context_clock(ctx);
 	fp_policy_call_begin();
-	if (range)
-		ret = ops->inv_range_sync(ctx, gather->start, gather->pgsize,
-					  gather->pgsize, true, &n);
+	if (ops->inv_leaf_sync)
+		s.ret = ops->inv_leaf_sync(ctx->cfg.priv, gather->start,
+					   gather->pgsize, range);
 	else
-		ret = ops->inv_va_sync(ctx, gather->start, gather->pgsize,
-				       gather->pgsize, true);
+		s = fp_sync_leaf_ops(ctx, ops, gather, range);
 	fp_policy_call_end();
+	ret = s.ret;
+	n = s.n;
 	if (timed || lat)
 		t = fp_context_clock(ctx) - t0;
 	if (timed && !ret && n)

@@ -45,6 +45,14 @@ struct fp_recent_maps;
  *	one hold of the queue's lock) saves the second.  Returns as @sync.
  * @inv_range_sync: optional; likewise @inv_range then @sync; the commands
  *	issued in *@n.
+ * @inv_leaf_sync: optional; the strict unmap of one leaf, as the core's
+ *	one-leaf path sends it (&fp_policy.one_leaf): the one command for the
+ *	leaf of @granule at @iova, by range if @range (a backend with
+ *	@inv_range) and by VA otherwise, then @sync, as one operation.  It is
+ *	given the context's &fp_context_cfg.priv, not the context: the
+ *	fastest path of a strict unmap calls back into nothing.  It must
+ *	send what @inv_range_sync or @inv_va_sync would for that leaf: one
+ *	command.  Returns as @sync.
  * @clock: optional; the time, in ns, that the adaptive policy measures
  *	commands and syncs with.  NULL: ktime_get_ns().  A model backend
  *	returns the time its model charges, so that the same estimator runs
@@ -68,6 +76,8 @@ struct fp_hw_ops {
 	int (*inv_range_sync)(struct fp_context *ctx, unsigned long iova,
 			      size_t size, size_t granule, bool leaf,
 			      unsigned int *n);
+	int (*inv_leaf_sync)(void *priv, unsigned long iova, size_t granule,
+			     bool range);
 	u64 (*clock)(struct fp_context *ctx);
 };
 

@@ -823,6 +823,12 @@ u32 fpt_v3_fake_active_gerror(struct fpt_v3_fake *f)
 	return active;
 }
 
+/* Both double words of the command at @reg (index and wrap). */
+void fpt_v3_fake_cmd(struct fpt_v3_fake *f, u32 reg, u64 *cmd)
+{
+	fpt_v3_read_cmd(f, reg, cmd);
+}
+
 /* Double word 0 of the command at @reg (index and wrap). */
 u64 fpt_v3_fake_slot(struct fpt_v3_fake *f, u32 reg)
 {

@@ -1557,6 +1557,7 @@ static void fast_leaf_stats_equal_policy_path(struct kunit *test)
 		slow_ops = *cases[c].ops;
 		slow_ops.inv_va_sync = NULL;
 		slow_ops.inv_range_sync = NULL;
+		slow_ops.inv_leaf_sync = NULL;
 		slow.ops = &slow_ops;
 
 		rig = fpt_fake_rig_on(test, 8, &fast, cases[c].policy);
@@ -1585,6 +1586,69 @@ static void fast_leaf_stats_equal_policy_path(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, fs[FP_STAT_UNMAPS], 11);
 		KUNIT_EXPECT_GE(test, fs[FP_STAT_SYNCS], 10);
 	}
+}
+
+/*
+ * The backend's one-leaf operation (&fp_hw_ops.inv_leaf_sync) builds its
+ * command itself: for a leaf of each size, by VA and by range, it must put
+ * in the queue what the general operations put there for the same leaf,
+ * word for word, and a CMD_SYNC after it.
+ */
+static void leaf_op_sends_what_the_general_ops_send(struct kunit *test)
+{
+	static const size_t sizes[] = { SZ_4K, SZ_2M, SZ_1G };
+	const struct fp_hw_ops *ops = &smmuv3_hw_ops_ril;
+	struct fpt_backend be = fpt_fake_rig_backend;
+	unsigned long iova = 5UL * SZ_1G;
+	struct fpt_v3_fake *f;
+	struct fpt_rig *rig;
+	unsigned int s, r, i, n;
+	u64 a[CMD_DWORDS], b[CMD_DWORDS];
+	u64 p0, p1, p2;
+
+	be.ops = ops;
+	rig = fpt_fake_rig_on(test, 8, &be, "va");
+	f = fpt_rig_fake;
+	for (r = 0; r < 2; r++) {
+		for (s = 0; s < ARRAY_SIZE(sizes); s++) {
+			p0 = f->smmu.cmdq.prod;
+			KUNIT_EXPECT_EQ(test,
+					ops->inv_leaf_sync(&rig->backend.v3, iova,
+							   sizes[s], r), 0);
+			p1 = f->smmu.cmdq.prod;
+			if (r)
+				KUNIT_EXPECT_EQ(test,
+						ops->inv_range_sync(rig->ctx, iova,
+								    sizes[s],
+								    sizes[s],
+								    true, &n),
+						0);
+			else
+				KUNIT_EXPECT_EQ(test,
+						ops->inv_va_sync(rig->ctx, iova,
+								 sizes[s],
+								 sizes[s], true),
+						0);
+			p2 = f->smmu.cmdq.prod;
+			KUNIT_ASSERT_EQ(test, p1 - p0, 2);
+			KUNIT_ASSERT_EQ(test, p2 - p1, 2);
+			for (i = 0; i < 2; i++) {
+				fpt_v3_fake_cmd(f, p0 + i, a);
+				fpt_v3_fake_cmd(f, p1 + i, b);
+				KUNIT_EXPECT_EQ_MSG(test, a[0], b[0],
+						    "range %u, leaf 0x%zx, command %u",
+						    r, sizes[s], i);
+				KUNIT_EXPECT_EQ_MSG(test, a[1], b[1],
+						    "range %u, leaf 0x%zx, command %u",
+						    r, sizes[s], i);
+			}
+			KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, p0) & 0xff,
+					CMD_OP_TLBI_NH_VA);
+			KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, p0 + 1) & 0xff,
+					CMD_OP_SYNC);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.nlost, 0);
 }
 
 /*
@@ -2910,6 +2974,7 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(fast_leaf_sync_after_loss_recovers_in_order),
 	KUNIT_CASE(switch_between_unmap_and_sync_uses_policy_at_sync),
 	KUNIT_CASE(fast_leaf_stats_equal_policy_path),
+	KUNIT_CASE(leaf_op_sends_what_the_general_ops_send),
 	KUNIT_CASE(recovery_after_slow_sync_has_its_own_bound),
 	KUNIT_CASE(force_sync_after_bounds_commands_between_syncs),
 	KUNIT_CASE(smp_producers_lagging_consumer_see_what_was_written),

@@ -6,6 +6,7 @@
  * and the CMD_SYNC to the queue together.
  */
 #include "smmuv3.h"
+#include "smmuv3_dev.h"
 
 /* Commands are built on the stack in batches of this many. */
 #define SMMUV3_BATCH	32
@@ -53,10 +54,9 @@ static int smmuv3_batch_end(struct smmuv3_flush *f, struct smmuv3_batch *b,
 	return f->cmdq->sync(f->q);
 }
 
-static int smmuv3_va(struct fp_context *ctx, unsigned long iova, size_t size,
+static int smmuv3_va(struct smmuv3_flush *f, unsigned long iova, size_t size,
 		     size_t granule, bool leaf, bool sync)
 {
-	struct smmuv3_flush *f = to_flush(ctx);
 	struct smmuv3_batch b __uninitialized;
 	unsigned long end = iova + size;
 
@@ -67,10 +67,9 @@ static int smmuv3_va(struct fp_context *ctx, unsigned long iova, size_t size,
 	return smmuv3_batch_end(f, &b, sync);
 }
 
-static int smmuv3_range(struct fp_context *ctx, unsigned long iova,
+static int smmuv3_range(struct smmuv3_flush *f, unsigned long iova,
 			size_t size, bool leaf, bool sync, unsigned int *n)
 {
-	struct smmuv3_flush *f = to_flush(ctx);
 	struct smmuv3_batch b __uninitialized;
 	struct smmuv3_range_iter it;
 	struct smmuv3_range r;
@@ -96,13 +95,13 @@ static int smmuv3_range(struct fp_context *ctx, unsigned long iova,
 static void smmuv3_inv_va(struct fp_context *ctx, unsigned long iova,
 			  size_t size, size_t granule, bool leaf)
 {
-	smmuv3_va(ctx, iova, size, granule, leaf, false);
+	smmuv3_va(to_flush(ctx), iova, size, granule, leaf, false);
 }
 
 static int smmuv3_inv_va_sync(struct fp_context *ctx, unsigned long iova,
 			      size_t size, size_t granule, bool leaf)
 {
-	return smmuv3_va(ctx, iova, size, granule, leaf, true);
+	return smmuv3_va(to_flush(ctx), iova, size, granule, leaf, true);
 }
 
 static unsigned int smmuv3_inv_range(struct fp_context *ctx,
@@ -111,7 +110,7 @@ static unsigned int smmuv3_inv_range(struct fp_context *ctx,
 {
 	unsigned int n;
 
-	smmuv3_range(ctx, iova, size, leaf, false, &n);
+	smmuv3_range(to_flush(ctx), iova, size, leaf, false, &n);
 	return n;
 }
 
@@ -119,7 +118,57 @@ static int smmuv3_inv_range_sync(struct fp_context *ctx, unsigned long iova,
 				 size_t size, size_t granule, bool leaf,
 				 unsigned int *n)
 {
-	return smmuv3_range(ctx, iova, size, leaf, true, n);
+	return smmuv3_range(to_flush(ctx), iova, size, leaf, true, n);
+}
+
+/*
+ * The one range command for a leaf: a power of two of granules at an
+ * address aligned to it, so NUM is 0 and SCALE its log2, what
+ * smmuv3_range_next() makes of it.  TTL=0, as smmuv3_range() sends it.
+ */
+static void smmuv3_cmd_tlbi_leaf_range(u64 *cmd, const struct smmuv3_flush *f,
+				       unsigned long iova, size_t granule)
+{
+	struct smmuv3_range r = {
+		.iova = iova, .num = 0, .scale = __ffs(granule >> f->tg),
+	};
+
+	smmuv3_cmd_tlbi_nh_va_range(cmd, f->asid, &r, f->tg, 0, true);
+}
+
+/*
+ * A strict 4K unmap's flush: its one command built here and handed with
+ * its CMD_SYNC straight to the SMMU's queue, in one hold of its lock
+ * (smmuv3_cmdq_submit_sync(): its loss accounting and ordered recovery
+ * included), with no batch and no call through the queue's operations
+ * unless they are not the SMMU's own.  A leaf too large for one range
+ * command (SCALE is five bits) goes the general way.
+ */
+static int smmuv3_inv_leaf_sync(void *priv, unsigned long iova,
+				size_t granule, bool range)
+{
+	struct smmuv3_flush *f = priv;
+	u64 cmd[CMD_DWORDS] __uninitialized;
+
+	if (range) {
+		if (unlikely(granule >> f->tg > BIT(31))) {
+			unsigned int n;
+
+			return smmuv3_range(f, iova, granule, true, true, &n);
+		}
+		smmuv3_cmd_tlbi_leaf_range(cmd, f, iova, granule);
+	} else {
+		smmuv3_cmd_tlbi_nh_va(cmd, f->asid, iova, true);
+	}
+	if (likely(f->cmdq->smmu_queue)) {
+		struct smmuv3_device *smmu = f->q;
+
+		return smmuv3_cmdq_submit_sync(&smmu->cmdq, cmd, 1);
+	}
+	if (f->cmdq->submit_sync)
+		return f->cmdq->submit_sync(f->q, cmd, 1);
+	f->cmdq->submit(f->q, cmd, 1);
+	return f->cmdq->sync(f->q);
 }
 
 static void smmuv3_inv_context(struct fp_context *ctx)
@@ -154,6 +203,7 @@ const struct fp_hw_ops smmuv3_hw_ops = {
 	.inv_all	= smmuv3_inv_all,
 	.sync		= smmuv3_sync,
 	.inv_va_sync	= smmuv3_inv_va_sync,
+	.inv_leaf_sync	= smmuv3_inv_leaf_sync,
 };
 EXPORT_SYMBOL_GPL(smmuv3_hw_ops);
 
@@ -165,5 +215,6 @@ const struct fp_hw_ops smmuv3_hw_ops_ril = {
 	.sync		= smmuv3_sync,
 	.inv_va_sync	= smmuv3_inv_va_sync,
 	.inv_range_sync	= smmuv3_inv_range_sync,
+	.inv_leaf_sync	= smmuv3_inv_leaf_sync,
 };
 EXPORT_SYMBOL_GPL(smmuv3_hw_ops_ril);

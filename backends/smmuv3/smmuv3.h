@@ -242,6 +242,10 @@ void smmuv3_cmd_sync(u64 *cmd);
  * @submit_sync: optional; @submit then @sync as one operation, the
  *	commands and their CMD_SYNC written together (cmdq.c: in one hold
  *	of its lock).  Returns as @sync.
+ * @smmu_queue: these are cmdq.c's operations and @q the struct
+ *	smmuv3_device whose queue they drive: a strict 4K unmap's flush then
+ *	calls smmuv3_cmdq_submit_sync() on it directly (flush.c), not
+ *	through @submit_sync.
  *
  * The driver's queue (cmdq.c), in the shipped module and in the tests.
  * @submit_sync is the seam for a queue that reserves its slots without a
@@ -252,6 +256,7 @@ struct smmuv3_cmdq_ops {
 	void (*submit)(void *q, const u64 *cmds, unsigned int n);
 	int (*sync)(void *q);
 	int (*submit_sync)(void *q, const u64 *cmds, unsigned int n);
+	bool smmu_queue;
 };
 
 /**
