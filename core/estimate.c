@@ -68,7 +68,8 @@ struct fp_recent_maps {
  * While it is on, every context's is kept, whatever its policy: a context
  * that comes to adaptive later finds the footprint it has mapped.
  */
-DEFINE_STATIC_KEY_FALSE(fp_estimate_key);
+struct static_key_false fp_estimate_key = STATIC_KEY_FALSE_INIT;
+EXPORT_SYMBOL_GPL(fp_estimate_key);
 
 /*
  * The footprint is a count: maps made while it was not kept (the key

@@ -329,8 +329,7 @@ static inline void fp_cov_leaf(struct fp_call *c, unsigned long iova,
 		c->stale = true;
 }
 
-/* latency.c */
-extern struct static_key_false fp_latency_key;
+/* latency.c; fp_latency_key is in flushpol.h */
 
 /*
  * Whether unmaps and syncs are timed into the latency histograms: a
@@ -346,8 +345,7 @@ void fp_latency_init(void);
 ssize_t fp_lat_show(struct fp_context *ctx, enum fp_lat_kind k, char *buf);
 int fp_latency_set(bool on);
 
-/* estimate.c */
-extern struct static_key_false fp_estimate_key;
+/* estimate.c; fp_estimate_key is in flushpol.h */
 
 /*
  * Whether fp_map() and fp_unmap() keep every context's estimate: a branch

@@ -45,7 +45,9 @@
 
 #include "fp_core.h"
 
-DEFINE_STATIC_KEY_FALSE(fp_latency_key);
+/* On while the histograms are kept; read inline by fp_unmap_pages(). */
+struct static_key_false fp_latency_key = STATIC_KEY_FALSE_INIT;
+EXPORT_SYMBOL_GPL(fp_latency_key);
 
 /* The bucket of @ns: see fp_core.h. */
 static unsigned int fp_lat_bucket(u64 ns)

@@ -167,7 +167,8 @@ static __always_inline size_t fp_unmap_body(struct fp_context *ctx,
 	unsigned long min_pagesz = bitmap ? BIT(__ffs(bitmap)) : 0;
 	/* Initialised whole by fp_call_begin(): not twice (INIT_STACK_ALL). */
 	struct fp_call call __uninitialized;
-	struct iommu_iotlb_gather own;
+	/* Used only with no caller's gather, then by iommu_iotlb_gather_init(). */
+	struct iommu_iotlb_gather own __uninitialized;
 	size_t unmapped;
 	bool counted, leaves;
 

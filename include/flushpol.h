@@ -19,6 +19,7 @@
 #include <linux/atomic.h>
 #include <linux/io-pgtable.h>
 #include <linux/iommu.h>
+#include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/percpu_counter.h>
@@ -302,6 +303,53 @@ size_t fp_unmap(struct fp_context *ctx, struct io_pgtable_ops *ops,
 int fp_map(struct fp_context *ctx, struct io_pgtable_ops *ops,
 	   unsigned long iova, phys_addr_t paddr, size_t pgsize,
 	   size_t pgcount, int prot, gfp_t gfp, size_t *mapped);
+
+/*
+ * The core's: on while the latency histograms are kept, and while a
+ * registered policy reads the estimate; fp_unmap() then has work to do for
+ * every unmap.
+ */
+extern struct static_key_false fp_latency_key;
+extern struct static_key_false fp_estimate_key;
+
+/**
+ * fp_unmap_pages() - a driver's &iommu_domain_ops.unmap_pages, through
+ *	flushpol
+ * @ctx: the context
+ * @ops: its page table
+ * @iova: as &iommu_domain_ops.unmap_pages
+ * @pgsize: likewise
+ * @pgcount: likewise
+ * @gather: likewise, or NULL as for fp_unmap()
+ *
+ * fp_unmap() of @pgsize * @pgcount bytes, with the common case inline: pages
+ * of the smallest size, where no larger one fits, into a caller's gather,
+ * while neither the latency histograms nor the estimate are kept.  Those go
+ * straight to io-pgtable, as fp_unmap() sends them: they free no table, so
+ * they need no record of the call (core/coverage.c), and their leaves are
+ * gathered by the core's tlb_add_page for the policy read at the sync.
+ *
+ * Return: bytes unmapped, as &iommu_domain_ops.unmap_pages; on that path as
+ * io-pgtable answers, which may be short of a run of pages crossing a table
+ * (the IOMMU core sends the rest again), otherwise as fp_unmap().
+ */
+static inline size_t fp_unmap_pages(struct fp_context *ctx,
+				    struct io_pgtable_ops *ops,
+				    unsigned long iova, size_t pgsize,
+				    size_t pgcount,
+				    struct iommu_iotlb_gather *gather)
+{
+	unsigned long bitmap = io_pgtable_ops_to_pgtable(ops)->cfg.pgsize_bitmap;
+	unsigned long larger = bitmap & (bitmap - 1);
+
+	if (likely(gather && pgsize == (bitmap & -bitmap) &&
+		   IS_ALIGNED(iova, pgsize) &&
+		   (!larger || pgsize * pgcount < (larger & -larger))) &&
+	    !static_branch_unlikely(&fp_latency_key) &&
+	    !static_branch_unlikely(&fp_estimate_key))
+		return ops->unmap_pages(ops, iova, pgsize, pgcount, gather);
+	return fp_unmap(ctx, ops, iova, pgsize * pgcount, gather);
+}
 
 /* Accessors for backends and policies. */
 void *fp_context_priv(const struct fp_context *ctx);

@@ -500,6 +500,67 @@ size_t fpt_unmap(struct fpt_rig *rig, unsigned long iova, size_t size,
 	return fp_unmap(rig->ctx, rig->ops, iova, size, &gather);
 }
 
+/*
+ * The page size and count the IOMMU core's iommu_pgsize() gives a driver's
+ * unmap_pages for [@iova, @iova + @size): the largest page @iova is
+ * aligned to that fits, as many as fit before the next larger page could
+ * be used.
+ */
+static size_t fpt_core_pgsize(unsigned long bitmap, unsigned long iova,
+			      size_t size, size_t *count)
+{
+	unsigned long sizes = bitmap & GENMASK(__fls(size), 0);
+	unsigned long next_sizes;
+	size_t pgsize, next, offset;
+
+	if (iova)
+		sizes &= GENMASK(__ffs(iova), 0);
+	pgsize = BIT(__fls(sizes));
+	next_sizes = bitmap & ~GENMASK(__fls(sizes), 0);
+	if (next_sizes) {
+		next = BIT(__ffs(next_sizes));
+		offset = next - (iova & (next - 1));
+		if (offset + next <= size)
+			size = offset;
+	}
+	*count = size / pgsize;
+	return pgsize;
+}
+
+/**
+ * fpt_unmap_core() - unmap as the IOMMU core's iommu_unmap() calls a driver
+ *	whose unmap_pages is fp_unmap_pages() and whose iotlb_sync is
+ *	fp_iotlb_sync() (backends/smmuv3/iommu.c)
+ * @rig: the rig
+ * @iova: start, aligned to the smallest page
+ * @size: length, a multiple of it
+ * @queued: a lazy unmap: the gather is queued and no iotlb_sync follows
+ *
+ * Return: bytes unmapped.
+ */
+size_t fpt_unmap_core(struct fpt_rig *rig, unsigned long iova, size_t size,
+		      bool queued)
+{
+	unsigned long bitmap = rig->cfg.pgsize_bitmap;
+	struct iommu_iotlb_gather gather;
+	size_t unmapped = 0, pgsize, count, n;
+
+	iommu_iotlb_gather_init(&gather);
+	gather.queued = queued;
+	while (unmapped < size) {
+		pgsize = fpt_core_pgsize(bitmap, iova + unmapped,
+					 size - unmapped, &count);
+		n = fp_unmap_pages(rig->ctx, rig->ops, iova + unmapped, pgsize,
+				   count, &gather);
+		if (!n)
+			break;
+		unmapped += n;
+	}
+	if (!queued)
+		fp_iotlb_sync(rig->ctx, &gather);
+	return unmapped;
+}
+
 MODULE_DESCRIPTION("flushpol KUnit suites, on a TLB model and the real io-pgtable-arm");
 MODULE_AUTHOR("flushpol developers");
 MODULE_LICENSE("GPL");

@@ -120,6 +120,8 @@ int fpt_map(struct fpt_rig *rig, unsigned long iova, size_t size,
 	    size_t pgsize);
 size_t fpt_unmap(struct fpt_rig *rig, unsigned long iova, size_t size,
 		 bool queued);
+size_t fpt_unmap_core(struct fpt_rig *rig, unsigned long iova, size_t size,
+		      bool queued);
 
 ssize_t fpt_write_file(const char *path, const void *buf, size_t len);
 ssize_t fpt_read_file(const char *path, char *buf, size_t size);

@@ -9,6 +9,7 @@
 #include <linux/kthread.h>
 #include <linux/sizes.h>
 
+#include "../core/fp_core.h"
 #include "fp_rig.h"
 
 #define FPT_IOVA	SZ_1G
@@ -436,7 +437,7 @@ static void v7s_split_walk_covers_no_leaf(struct kunit *test)
  * which every policy must invalidate and sync before the page table goes
  * on.  Then the leaf, at the sync, on its own.
  */
-static void v7s_one_page_split_flushes_walk(struct kunit *test)
+static void fpt_v7s_one_page(struct kunit *test, bool driver)
 {
 	const char *policy = *(const char *const *)test->param_value;
 	struct fpt_v7s *v = fpt_v7s_init(test, policy);
@@ -445,8 +446,13 @@ static void v7s_one_page_split_flushes_walk(struct kunit *test)
 	bool asid = !strcmp(policy, "asid");
 
 	iommu_iotlb_gather_init(&gather);
-	KUNIT_ASSERT_EQ(test, fp_unmap(v->iop.cookie, &v->iop.ops, iova,
-				       SZ_4K, &gather), SZ_4K);
+	if (driver)
+		KUNIT_ASSERT_EQ(test, fp_unmap_pages(v->iop.cookie,
+						     &v->iop.ops, iova, SZ_4K,
+						     1, &gather), SZ_4K);
+	else
+		KUNIT_ASSERT_EQ(test, fp_unmap(v->iop.cookie, &v->iop.ops,
+					       iova, SZ_4K, &gather), SZ_4K);
 	/* The walk: invalidated and synced inside unmap_pages. */
 	KUNIT_EXPECT_EQ(test, v->log.syncs, 1);
 	KUNIT_EXPECT_EQ(test, v->log.cmds_at_sync, 1);
@@ -465,6 +471,30 @@ static void v7s_one_page_split_flushes_walk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fp_context_stat(v->iop.cookie, FP_STAT_SYNCS), 2);
 	KUNIT_EXPECT_EQ(test, fp_context_stat(v->iop.cookie, FP_STAT_UNMAPS),
 			1);
+}
+
+static void v7s_one_page_split_flushes_walk(struct kunit *test)
+{
+	fpt_v7s_one_page(test, false);
+}
+
+static void fpt_v7s_estimate_resume(void *unused)
+{
+	fp_estimate_key_resume();
+}
+
+/*
+ * The same through a driver's unmap_pages, fp_unmap_pages(): its inline
+ * path (the estimate's key off, as where no policy reads it) sends the
+ * page straight to the page table, whose walk flush must still be sent.
+ */
+static void v7s_driver_one_page_split_flushes_walk(struct kunit *test)
+{
+	fp_estimate_key_suspend();
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpt_v7s_estimate_resume,
+							NULL), 0);
+	fpt_v7s_one_page(test, true);
 }
 
 /* As iommu_unmap() refuses it, before io-pgtable sees it. */
@@ -548,6 +578,8 @@ static void policy_calls_cannot_sleep(struct kunit *test)
 static struct kunit_case fpt_coverage_cases[] = {
 	KUNIT_CASE_PARAM(v7s_split_walk_covers_no_leaf, fpt_v7s_gen_params),
 	KUNIT_CASE_PARAM(v7s_one_page_split_flushes_walk,
+			 fpt_v7s_strict_gen_params),
+	KUNIT_CASE_PARAM(v7s_driver_one_page_split_flushes_walk,
 			 fpt_v7s_strict_gen_params),
 	KUNIT_CASE(misaligned_unmap_refused),
 	KUNIT_CASE_PARAM(core_gather_gets_the_same_commands,

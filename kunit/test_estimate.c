@@ -185,6 +185,29 @@ static unsigned long fpe_footprint(struct fpt_rig *rig)
 }
 
 /*
+ * A driver's unmap_pages is fp_unmap_pages(), whose inline path sends
+ * pages of the smallest size straight to io-pgtable: while a policy reads
+ * the estimate, they must still leave the footprint, as fp_unmap() takes
+ * them out of it.  The IOMMU core's calls, as iommu_unmap() makes them.
+ */
+static void driver_unmap_of_small_pages_leaves_footprint(struct kunit *test)
+{
+	struct fpt_rig *rig = fpe_rig(test);
+
+	KUNIT_ASSERT_GT(test, fp_estimate_key_count(), 0);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPE_IOVA, SZ_64K, SZ_4K), 0);
+	KUNIT_ASSERT_EQ(test, fpe_footprint(rig), 16);
+	KUNIT_EXPECT_EQ(test, fpt_unmap_core(rig, FPE_IOVA, SZ_4K, false),
+			SZ_4K);
+	KUNIT_EXPECT_EQ(test, fpe_footprint(rig), 15);
+	KUNIT_EXPECT_EQ(test, fpt_unmap_core(rig, FPE_IOVA + SZ_4K,
+					     SZ_64K - SZ_4K, false),
+			SZ_64K - SZ_4K);
+	KUNIT_EXPECT_EQ(test, fpe_footprint(rig), 0);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
+}
+
+/*
  * The footprint is what is mapped, in granules, whatever the page sizes:
  * each map adds, each unmap takes back exactly what it unmapped, and a
  * map io-pgtable stops at a table's end counts what it mapped.
@@ -536,6 +559,7 @@ static struct kunit_case fpe_test_cases[] = {
 	KUNIT_CASE(sample_divides_by_all_commands),
 	KUNIT_CASE(huge_estimate_does_not_wrap),
 	KUNIT_CASE(footprint_follows_map_and_unmap),
+	KUNIT_CASE(driver_unmap_of_small_pages_leaves_footprint),
 	KUNIT_CASE(footprint_kept_across_switch_to_adaptive),
 	KUNIT_CASE(estimate_key_held_by_registered_readers),
 	KUNIT_CASE(misaligned_map_refused),

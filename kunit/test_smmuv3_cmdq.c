@@ -1336,8 +1336,9 @@ static u64 fpt_unmap_switch_sync(struct kunit *test, struct fpt_rig *rig,
 	u64 start = f->smmu.cmdq.prod;
 
 	iommu_iotlb_gather_init(&gather);
-	KUNIT_EXPECT_EQ(test, fp_unmap(rig->ctx, rig->ops, iova, SZ_4K,
-				       &gather), SZ_4K);
+	/* As the IOMMU core calls the driver: its inline path, key off. */
+	KUNIT_EXPECT_EQ(test, fp_unmap_pages(rig->ctx, rig->ops, iova, SZ_4K,
+					     1, &gather), SZ_4K);
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.prod, start);
 	KUNIT_ASSERT_EQ(test, fp_context_set_policy(rig->ctx, policy), 0);
 	fp_iotlb_sync(rig->ctx, &gather);
@@ -1649,6 +1650,163 @@ static void leaf_op_sends_what_the_general_ops_send(struct kunit *test)
 		}
 	}
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.nlost, 0);
+}
+
+#define FPT_LATENCY	"/sys/kernel/flushpol/latency"
+
+static void fpt_latency_off(void *unused)
+{
+	fpt_write_file(FPT_LATENCY, "0\n", 2);
+}
+
+static void fpt_estimate_resume(void *unused)
+{
+	fp_estimate_key_resume();
+}
+
+/* Everything the workload's unmaps made the queue consume. */
+#define FPT_DRIVER_CMDS	1024
+
+struct fpt_driver_run {
+	u64 stats[FP_STAT_NR];
+	u64 cmds[FPT_DRIVER_CMDS][CMD_DWORDS];
+	unsigned int n;
+	unsigned long stale;
+};
+
+/*
+ * Unmaps as the IOMMU core sends them to a driver whose unmap_pages is
+ * fp_unmap_pages(): single pages, a run of two, a run across a table's
+ * end (io-pgtable answers short and the core sends the rest), a whole
+ * table unmapped as a 2M page (fp_unmap(), with its record), a block.
+ */
+static void fpt_driver_workload(struct kunit *test,
+				const struct fpt_leaf_case *c,
+				struct fpt_driver_run *run)
+{
+	struct fpt_backend be = fpt_fake_rig_backend;
+	struct fpt_rig *rig;
+	struct fpt_v3_fake *f;
+	unsigned int i;
+	u64 start;
+
+	be.ops = c->ops;
+	/* A queue that does not wrap over the commands read back. */
+	rig = fpt_fake_rig_on(test, 11, &be, c->policy);
+	f = fpt_rig_fake;
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, 3 * SZ_2M, SZ_4K), 0);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA + 3 * SZ_2M, SZ_2M,
+				      SZ_2M), 0);
+	fp_context_reset_stats(rig->ctx);
+	start = f->smmu.cmdq.prod;
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, fpt_unmap_core(rig, FPT_IOVA + i * SZ_8K,
+						     SZ_4K, false), SZ_4K);
+	KUNIT_EXPECT_EQ(test, fpt_unmap_core(rig, FPT_IOVA + SZ_64K, SZ_8K,
+					     false), SZ_8K);
+	KUNIT_EXPECT_EQ(test, fpt_unmap_core(rig, FPT_IOVA + SZ_2M - SZ_4K,
+					     SZ_8K, false), SZ_8K);
+	KUNIT_EXPECT_EQ(test, fpt_unmap_core(rig, FPT_IOVA + SZ_4M, SZ_2M,
+					     false), SZ_2M);
+	KUNIT_EXPECT_EQ(test, fpt_unmap_core(rig, FPT_IOVA + 3 * SZ_2M, SZ_2M,
+					     false), SZ_2M);
+	run->n = f->smmu.cmdq.prod - start;
+	KUNIT_ASSERT_LE(test, run->n, FPT_DRIVER_CMDS);
+	for (i = 0; i < run->n; i++)
+		fpt_v3_fake_cmd(f, start + i, run->cmds[i]);
+	for (i = 0; i < FP_STAT_NR; i++)
+		run->stats[i] = fp_context_stat(rig->ctx, i);
+	run->stale = fpm_stale_entries(&rig->mc);
+	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.nlost, 0);
+	fpt_rig_release(rig);
+}
+
+/*
+ * fp_unmap_pages()'s inline path (no key on) must send what fp_unmap()
+ * sends for the same calls (the latency key on forces it there): the same
+ * commands in the same order, the same statistics, nothing stale.  Under
+ * each strict policy; with the estimate's key held off for both, as on a
+ * machine where no policy reads it.
+ */
+static void driver_unmap_inline_path_sends_fp_unmaps_commands(struct kunit *test)
+{
+	static const struct fpt_leaf_case cases[] = {
+		{ "va", &smmuv3_hw_ops },
+		{ "threshold", &smmuv3_hw_ops },
+		{ "asid", &smmuv3_hw_ops },
+		{ "batch", &smmuv3_hw_ops },
+		{ "range", &smmuv3_hw_ops_ril },
+		{ "threshold", &smmuv3_hw_ops_ril },
+		{ "batch", &smmuv3_hw_ops_ril },
+	};
+	struct fpt_driver_run *fast, *slow;
+	unsigned int p, i;
+
+	fast = kunit_kzalloc(test, sizeof(*fast), GFP_KERNEL);
+	slow = kunit_kzalloc(test, sizeof(*slow), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fast);
+	KUNIT_ASSERT_NOT_NULL(test, slow);
+	fp_estimate_key_suspend();
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpt_estimate_resume,
+							NULL), 0);
+	for (p = 0; p < ARRAY_SIZE(cases); p++) {
+		fpt_driver_workload(test, &cases[p], fast);
+		KUNIT_ASSERT_EQ(test, fpt_write_file(FPT_LATENCY, "1\n", 2), 2);
+		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+								fpt_latency_off,
+								NULL), 0);
+		fpt_driver_workload(test, &cases[p], slow);
+		kunit_release_action(test, fpt_latency_off, NULL);
+
+		KUNIT_EXPECT_EQ_MSG(test, fast->n, slow->n, "%s, RIL %d", cases[p].policy,
+				    !!cases[p].ops->inv_range);
+		for (i = 0; i < min(fast->n, slow->n); i++)
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      !memcmp(fast->cmds[i], slow->cmds[i],
+						      sizeof(fast->cmds[i])),
+					      "%s, RIL %d: command %u: %llx %llx, %llx %llx",
+					      cases[p].policy,
+					      !!cases[p].ops->inv_range, i, fast->cmds[i][0],
+					      fast->cmds[i][1], slow->cmds[i][0],
+					      slow->cmds[i][1]);
+		for (i = 0; i < FP_STAT_NR; i++)
+			KUNIT_EXPECT_EQ_MSG(test, fast->stats[i], slow->stats[i],
+					    "%s, RIL %d: statistic %u",
+					    cases[p].policy,
+					    !!cases[p].ops->inv_range, i);
+		KUNIT_EXPECT_EQ(test, fast->stale, 0);
+		KUNIT_EXPECT_EQ(test, slow->stale, 0);
+	}
+	kunit_release_action(test, fpt_estimate_resume, NULL);
+}
+
+/*
+ * fp_unmap_pages() called for pages of the smallest size over a block (a
+ * caller other than the IOMMU core, which would pick the block's size):
+ * the inline path must not take it, as fp_unmap() does not.  io-pgtable
+ * would split the block into a table of pages and gather each (6.12), or
+ * refuse it (later kernels); fp_unmap() unmaps the block whole, one leaf.
+ */
+static void driver_unmap_of_small_pages_over_a_block(struct kunit *test)
+{
+	struct fpt_rig *rig = fpt_fake_rig(test, 8);
+	struct iommu_iotlb_gather gather;
+
+	fp_estimate_key_suspend();
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpt_estimate_resume,
+							NULL), 0);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_2M, SZ_2M), 0);
+	fp_context_reset_stats(rig->ctx);
+	iommu_iotlb_gather_init(&gather);
+	KUNIT_EXPECT_EQ(test, fp_unmap_pages(rig->ctx, rig->ops, FPT_IOVA,
+					     SZ_4K, SZ_2M / SZ_4K, &gather),
+			SZ_2M);
+	fp_iotlb_sync(rig->ctx, &gather);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_TLBI_VA), 1);
+	KUNIT_EXPECT_EQ(test, fp_context_stat(rig->ctx, FP_STAT_PAGES), 1);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
 }
 
 /*
@@ -2975,6 +3133,8 @@ static struct kunit_case fpt_cmdq_cases[] = {
 	KUNIT_CASE(switch_between_unmap_and_sync_uses_policy_at_sync),
 	KUNIT_CASE(fast_leaf_stats_equal_policy_path),
 	KUNIT_CASE(leaf_op_sends_what_the_general_ops_send),
+	KUNIT_CASE(driver_unmap_inline_path_sends_fp_unmaps_commands),
+	KUNIT_CASE(driver_unmap_of_small_pages_over_a_block),
 	KUNIT_CASE(recovery_after_slow_sync_has_its_own_bound),
 	KUNIT_CASE(force_sync_after_bounds_commands_between_syncs),
 	KUNIT_CASE(smp_producers_lagging_consumer_see_what_was_written),

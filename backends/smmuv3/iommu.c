@@ -165,9 +165,9 @@ static int smmuv3_map_pages(struct iommu_domain *domain, unsigned long iova,
 }
 
 /*
- * Through fp_unmap(), so that the walk flushes of this unmap can cover the
- * leaves it gathers; the core's iotlb_sync (strict) or the flush queue
- * (lazy) ends it.
+ * Through fp_unmap_pages(), so that the walk flushes of an unmap that may
+ * free tables can cover the leaves it gathers; the core's iotlb_sync
+ * (strict) or the flush queue (lazy) ends it.
  */
 static size_t smmuv3_unmap_pages(struct iommu_domain *domain,
 				 unsigned long iova, size_t pgsize,
@@ -178,7 +178,8 @@ static size_t smmuv3_unmap_pages(struct iommu_domain *domain,
 
 	if (!dom->ops)
 		return 0;
-	return fp_unmap(dom->ctx, dom->ops, iova, pgsize * pgcount, gather);
+	return fp_unmap_pages(dom->ctx, dom->ops, iova, pgsize, pgcount,
+			      gather);
 }
 
 static void smmuv3_iotlb_sync(struct iommu_domain *domain,
