@@ -519,6 +519,29 @@ int fp_context_set_tlb_entries(struct fp_context *ctx, unsigned long entries)
 }
 EXPORT_SYMBOL_GPL(fp_context_set_tlb_entries);
 
+/*
+ * What fp_map() notes of @done bytes mapped at @iova: the footprint while
+ * it is kept, otherwise (once) that it was not.  Two loads and no store
+ * once a context has mapped with no policy reading the estimate.
+ */
+static inline void fp_map_note(struct fp_context *ctx,
+			       struct io_pgtable_ops *ops, unsigned long iova,
+			       size_t done)
+{
+	if (fp_estimate_kept()) {
+		unsigned long bitmap =
+			io_pgtable_ops_to_pgtable(ops)->cfg.pgsize_bitmap;
+
+		percpu_counter_add(&ctx->est.resident, done >> __ffs(bitmap));
+		fp_estimate_mapped(&ctx->est, iova, __ffs(bitmap),
+				   done >> __ffs(bitmap));
+	} else if (!READ_ONCE(ctx->est.untracked_maps)) {
+		WRITE_ONCE(ctx->est.untracked_maps, true);
+	}
+	if (!READ_ONCE(ctx->est.maps_seen))
+		WRITE_ONCE(ctx->est.maps_seen, true);
+}
+
 /**
  * fp_map() - map through io-pgtable, letting flushpol count what is mapped
  * @ctx: the context, cookie of @ops
@@ -548,8 +571,7 @@ int fp_map(struct fp_context *ctx, struct io_pgtable_ops *ops,
 	   unsigned long iova, phys_addr_t paddr, size_t pgsize,
 	   size_t pgcount, int prot, gfp_t gfp, size_t *mapped)
 {
-	unsigned long bitmap = io_pgtable_ops_to_pgtable(ops)->cfg.pgsize_bitmap;
-	size_t done = 0;
+	size_t before = *mapped, done;
 	int ret;
 
 	/*
@@ -561,21 +583,12 @@ int fp_map(struct fp_context *ctx, struct io_pgtable_ops *ops,
 			     ctx->name, iova, &paddr, pgsize);
 		return -EINVAL;
 	}
+	/* As io-pgtable adds to *@mapped: nothing of ours on the stack. */
 	ret = ops->map_pages(ops, iova, paddr, pgsize, pgcount, prot, gfp,
-			     &done);
-	if (done) {
-		if (fp_estimate_kept()) {
-			percpu_counter_add(&ctx->est.resident,
-					   done >> __ffs(bitmap));
-			fp_estimate_mapped(&ctx->est, iova, __ffs(bitmap),
-					   done >> __ffs(bitmap));
-		} else if (!READ_ONCE(ctx->est.untracked_maps)) {
-			WRITE_ONCE(ctx->est.untracked_maps, true);
-		}
-		if (!READ_ONCE(ctx->est.maps_seen))
-			WRITE_ONCE(ctx->est.maps_seen, true);
-	}
-	*mapped += done;
+			     mapped);
+	done = *mapped - before;
+	if (done)
+		fp_map_note(ctx, ops, iova, done);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(fp_map);
