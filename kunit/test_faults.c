@@ -98,6 +98,7 @@ static void fpt_wedge_setup(struct fpt_rig *rig)
 	fpt_fake_of_rig = fpt_v3_fake_new(rig->test, rig->smmu, 8, 64);
 	rig->backend.v3 = (struct smmuv3_flush) {
 		.cmdq = &smmuv3_cmdq_ops, .q = &fpt_fake_of_rig->smmu,
+		.direct = &fpt_fake_of_rig->smmu.cmdq,
 		.asid = rig->mc.asid, .tg = 12,
 	};
 }

@@ -31,8 +31,8 @@ static void fpt_v3_setup(struct fpt_rig *rig, bool ril)
 
 	fpt_v3_last = f;
 	rig->backend.v3 = (struct smmuv3_flush) {
-		.cmdq = &smmuv3_cmdq_ops, .q = &f->smmu, .asid = rig->mc.asid,
-		.tg = 12, .ril = ril,
+		.cmdq = &smmuv3_cmdq_ops, .q = &f->smmu, .direct = &f->smmu.cmdq,
+		.asid = rig->mc.asid, .tg = 12, .ril = ril,
 	};
 }
 

@@ -88,6 +88,7 @@ static void fpt_fake_rig_setup(struct fpt_rig *rig)
 				       fpt_rig_fake_shift, 64);
 	rig->backend.v3 = (struct smmuv3_flush) {
 		.cmdq = &smmuv3_cmdq_ops, .q = &fpt_rig_fake->smmu,
+		.direct = &fpt_rig_fake->smmu.cmdq,
 		.asid = rig->mc.asid, .tg = 12,
 	};
 }
@@ -511,6 +512,7 @@ static void fpt_shared_setup(struct fpt_rig *rig)
 {
 	rig->backend.v3 = (struct smmuv3_flush) {
 		.cmdq = &smmuv3_cmdq_ops, .q = &fpt_shared_fake->smmu,
+		.direct = &fpt_shared_fake->smmu.cmdq,
 		.asid = rig->mc.asid, .tg = 12,
 	};
 }
@@ -1441,6 +1443,7 @@ static void fpt_priced_rig_setup(struct fpt_rig *rig)
 {
 	fpt_fake_rig_setup(rig);
 	rig->backend.v3.cmdq = &fpt_priced_cmdq_ops;
+	rig->backend.v3.direct = NULL;
 	fpt_ops_ns = 0;
 }
 

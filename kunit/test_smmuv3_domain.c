@@ -51,7 +51,8 @@ static struct smmuv3_domain *fpt_domain(struct kunit *test,
 			       GFP_KERNEL);
 	KUNIT_ASSERT_GE(test, asid, SMMUV3_ASID_MIN);
 	dom->flush = (struct smmuv3_flush) {
-		.cmdq = &smmuv3_cmdq_ops, .q = smmu, .asid = asid, .tg = 12,
+		.cmdq = &smmuv3_cmdq_ops, .q = smmu, .direct = &smmu->cmdq,
+		.asid = asid, .tg = 12,
 	};
 	dom->smmu = smmu;
 	KUNIT_ASSERT_EQ(test, smmuv3_domain_init_pgtable(dom, NULL, false), 0);

@@ -1155,7 +1155,6 @@ const struct smmuv3_cmdq_ops smmuv3_cmdq_ops = {
 	.submit		= smmuv3_cmdq_ops_submit,
 	.sync		= smmuv3_cmdq_ops_sync,
 	.submit_sync	= smmuv3_cmdq_ops_submit_sync,
-	.smmu_queue	= true,
 };
 
 /* Issue @n commands and a CMD_SYNC: configuration changes, reset. */

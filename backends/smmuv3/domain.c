@@ -192,7 +192,8 @@ int smmuv3_domain_finalise(struct smmuv3_domain *dom,
 	if (asid < 0)
 		return asid;
 	dom->flush = (struct smmuv3_flush) {
-		.cmdq = &smmuv3_cmdq_ops, .q = smmu, .asid = asid, .tg = 12,
+		.cmdq = &smmuv3_cmdq_ops, .q = smmu, .direct = &smmu->cmdq,
+		.asid = asid, .tg = 12,
 		.ril = smmu->ril && !READ_ONCE(force_no_ril),
 	};
 	dom->cd = dma_alloc_coherent(smmu->dev, CD_DWORDS * sizeof(u64),

@@ -5,8 +5,8 @@
  * there were.  An invalidation followed by its sync hands its last batch
  * and the CMD_SYNC to the queue together.
  */
+#include "cmdq.h"
 #include "smmuv3.h"
-#include "smmuv3_dev.h"
 
 /* Commands are built on the stack in batches of this many. */
 #define SMMUV3_BATCH	32
@@ -137,12 +137,13 @@ static void smmuv3_cmd_tlbi_leaf_range(u64 *cmd, const struct smmuv3_flush *f,
 }
 
 /*
- * A strict 4K unmap's flush: its one command built here and handed with
- * its CMD_SYNC straight to the SMMU's queue, in one hold of its lock
- * (smmuv3_cmdq_submit_sync(): its loss accounting and ordered recovery
- * included), with no batch and no call through the queue's operations
- * unless they are not the SMMU's own.  A leaf too large for one range
- * command (SCALE is five bits) goes the general way.
+ * The strict unmap of one leaf (a 4K page, mostly): its one command built
+ * here and handed with its CMD_SYNC straight to the SMMU's queue, in one
+ * hold of its lock (smmuv3_cmdq_submit_sync(): its loss accounting and
+ * ordered recovery included), with no batch and no call through the
+ * queue's operations where the queue is the SMMU's own (@f->direct).  A
+ * leaf is at most 2^26 granules (a level-1 block of 64K pages), so one
+ * range command covers it whatever its size: SCALE reaches 2^31.
  */
 static int smmuv3_inv_leaf_sync(void *priv, unsigned long iova,
 				size_t granule, bool range)
@@ -150,21 +151,12 @@ static int smmuv3_inv_leaf_sync(void *priv, unsigned long iova,
 	struct smmuv3_flush *f = priv;
 	u64 cmd[CMD_DWORDS] __uninitialized;
 
-	if (range) {
-		if (unlikely(granule >> f->tg > BIT(31))) {
-			unsigned int n;
-
-			return smmuv3_range(f, iova, granule, true, true, &n);
-		}
+	if (range)
 		smmuv3_cmd_tlbi_leaf_range(cmd, f, iova, granule);
-	} else {
+	else
 		smmuv3_cmd_tlbi_nh_va(cmd, f->asid, iova, true);
-	}
-	if (likely(f->cmdq->smmu_queue)) {
-		struct smmuv3_device *smmu = f->q;
-
-		return smmuv3_cmdq_submit_sync(&smmu->cmdq, cmd, 1);
-	}
+	if (likely(f->direct))
+		return smmuv3_cmdq_submit_sync(f->direct, cmd, 1);
 	if (f->cmdq->submit_sync)
 		return f->cmdq->submit_sync(f->q, cmd, 1);
 	f->cmdq->submit(f->q, cmd, 1);

@@ -242,10 +242,6 @@ void smmuv3_cmd_sync(u64 *cmd);
  * @submit_sync: optional; @submit then @sync as one operation, the
  *	commands and their CMD_SYNC written together (cmdq.c: in one hold
  *	of its lock).  Returns as @sync.
- * @smmu_queue: these are cmdq.c's operations and @q the struct
- *	smmuv3_device whose queue they drive: a strict 4K unmap's flush then
- *	calls smmuv3_cmdq_submit_sync() on it directly (flush.c), not
- *	through @submit_sync.
  *
  * The driver's queue (cmdq.c), in the shipped module and in the tests.
  * @submit_sync is the seam for a queue that reserves its slots without a
@@ -256,13 +252,15 @@ struct smmuv3_cmdq_ops {
 	void (*submit)(void *q, const u64 *cmds, unsigned int n);
 	int (*sync)(void *q);
 	int (*submit_sync)(void *q, const u64 *cmds, unsigned int n);
-	bool smmu_queue;
 };
 
 /**
  * struct smmuv3_flush - what the flushpol primitives need of a context
  * @cmdq: the queue
  * @q: the queue's owner, passed to @cmdq
+ * @direct: the SMMU's own queue, which a leaf's flush hands its command
+ *	and CMD_SYNC to directly (smmuv3_cmdq_submit_sync()); NULL: every
+ *	flush goes through @cmdq.  Set where @cmdq is cmdq.c's on that SMMU.
  * @asid: stage-1 ASID
  * @tg: log2 of the translation granule
  * @ril: use range commands (IDR3.RIL, unless forced off)
@@ -270,6 +268,7 @@ struct smmuv3_cmdq_ops {
 struct smmuv3_flush {
 	const struct smmuv3_cmdq_ops *cmdq;
 	void *q;
+	struct smmuv3_cmdq *direct;
 	u16 asid;
 	unsigned int tg;
 	bool ril;
