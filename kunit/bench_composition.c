@@ -1,24 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The dispatch benchmark's composition case (bench_dispatch.c runs it): a
- * 4K map and strict unmap through what the SMMUv3 driver ships, against
+ * The dispatch benchmark's composition case (bench_dispatch.c runs it): 4K
+ * maps and strict unmaps through what the SMMUv3 driver ships, against
  * the same work done the way upstream's arm-smmu-v3 does it, both in front
  * of the instant SMMU (fp_smmuv3_fake.c: everything consumed the moment
  * CMDQ_PROD moves), through the shipped queue (cmdq.c).
  *
  * flushpol's side is backends/smmuv3/iommu.c's domain ops, called through
  * a struct iommu_domain_ops as the IOMMU core calls them: map_pages is
- * fp_map(), unmap_pages fp_unmap() into the core's gather, iotlb_sync
+ * fp_map(), unmap_pages fp_unmap_pages() into the core's gather, iotlb_sync
  * fp_iotlb_sync(), over flush.c's primitives.  Upstream's side is the same
  * page table format with flush ops that gather as
  * iommu_iotlb_gather_add_page() does and an iotlb_sync that writes one
- * TLBI_NH_VA per page and hands them, with their CMD_SYNC, to the queue in
- * one call (arm_smmu_cmdq_batch_submit()): what a driver without flushpol
- * does with the same queue.  What differs is what flushpol adds.
+ * TLBI_NH_VA per page (range commands where the SMMU has RIL) and hands
+ * them, with their CMD_SYNC, to the queue in one call
+ * (arm_smmu_cmdq_batch_submit()): what a driver without flushpol does with
+ * the same queue.  What differs is what flushpol adds.
  */
 #include <linux/io-pgtable.h>
 #include <linux/iommu.h>
 #include <linux/ktime.h>
+#include <linux/log2.h>
 #include <linux/sizes.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -41,6 +43,7 @@ struct fpc_domain {
 	struct io_pgtable_cfg cfg;
 	struct smmuv3_flush flush;	/* the context's priv, as iommu.c's */
 	struct fpt_v3_fake *smmu;
+	bool ril;			/* upstream's way: range commands */
 };
 
 static struct fpc_domain *to_fpc(struct iommu_domain *domain)
@@ -65,7 +68,7 @@ static size_t fpc_fp_unmap(struct iommu_domain *domain, unsigned long iova,
 {
 	struct fpc_domain *d = to_fpc(domain);
 
-	return fp_unmap(d->ctx, d->ops, iova, pgsize * pgcount, gather);
+	return fp_unmap_pages(d->ctx, d->ops, iova, pgsize, pgcount, gather);
 }
 
 static void fpc_fp_sync(struct iommu_domain *domain,
@@ -100,13 +103,44 @@ static size_t fpc_up_unmap(struct iommu_domain *domain, unsigned long iova,
 	return ops->unmap_pages(ops, iova, pgsize, pgcount, gather);
 }
 
+/*
+ * With RIL, as arm_smmu_tlb_inv_range_cmd() does: the range in commands of
+ * NUM and SCALE (the same cover as smmuv3_range_next()), TTL set for a
+ * leaf of the granule's level.
+ */
+static void fpc_up_inv_range(struct fpc_domain *d, unsigned long iova,
+			     size_t size, size_t granule, bool leaf)
+{
+	u64 cmds[FPC_BATCH * CMD_DWORDS] __uninitialized;
+	struct smmuv3_range_iter it;
+	struct smmuv3_range r;
+	unsigned int n = 0, ttl = 0;
+
+	if (leaf)
+		ttl = 4 - ((ilog2(granule) - 3) / (12 - 3));
+	smmuv3_range_start(&it, iova, size, 12);
+	while (smmuv3_range_next(&it, &r)) {
+		if (n == FPC_BATCH) {
+			smmuv3_cmdq_submit(&d->smmu->smmu.cmdq, cmds, n);
+			n = 0;
+		}
+		smmuv3_cmd_tlbi_nh_va_range(&cmds[n++ * CMD_DWORDS], FPC_ASID,
+					    &r, 12, ttl, leaf);
+	}
+	smmuv3_cmdq_submit_sync(&d->smmu->smmu.cmdq, cmds, n);
+}
+
 static void fpc_up_inv(struct fpc_domain *d, unsigned long iova, size_t size,
 		       size_t granule, bool leaf)
 {
-	u64 cmds[FPC_BATCH * CMD_DWORDS];
+	u64 cmds[FPC_BATCH * CMD_DWORDS] __uninitialized;
 	unsigned long end = iova + size;
 	unsigned int n = 0;
 
+	if (d->ril) {
+		fpc_up_inv_range(d, iova, size, granule, leaf);
+		return;
+	}
 	for (; iova < end; iova += granule) {
 		if (n == FPC_BATCH) {
 			smmuv3_cmdq_submit(&d->smmu->smmu.cmdq, cmds, n);
@@ -189,6 +223,7 @@ static struct fpc_domain *fpc_domain_new(struct kunit *test,
 	};
 
 	KUNIT_ASSERT_NOT_NULL(test, d);
+	d->ril = ril;
 	d->smmu = fpt_v3_fake_new(test, fpt_shared_smmu(test), 10, 1);
 	fpt_v3_fake_instant(d->smmu);
 	d->cfg = (struct io_pgtable_cfg) {
@@ -201,6 +236,7 @@ static struct fpc_domain *fpc_domain_new(struct kunit *test,
 	if (policy) {
 		d->flush = (struct smmuv3_flush) {
 			.cmdq = &smmuv3_cmdq_ops, .q = &d->smmu->smmu,
+			.direct = &d->smmu->smmu.cmdq,
 			.asid = FPC_ASID, .tg = 12, .ril = ril,
 		};
 		fc.priv = &d->flush;
@@ -222,14 +258,15 @@ static struct fpc_domain *fpc_domain_new(struct kunit *test,
 	return d;
 }
 
-/* FPC_CALLS maps of 4K then as many strict unmaps; ps per map + unmap. */
-static u64 fpc_round(struct kunit *test, struct fpc_domain *d)
+/* FPC_CALLS maps of 4K, then as many strict unmaps: ps per map, per unmap. */
+static void fpc_round(struct kunit *test, struct fpc_domain *d, u64 *map_ps,
+		      u64 *unmap_ps)
 {
 	const struct iommu_domain_ops *ops = d->domain.ops;
 	struct iommu_iotlb_gather gather;
 	unsigned long iova;
 	unsigned int i;
-	u64 t0, t;
+	u64 t0, t1, t2;
 
 	t0 = ktime_get_ns();
 	for (i = 0, iova = FPC_IOVA; i < FPC_CALLS; i++, iova += SZ_4K) {
@@ -238,13 +275,15 @@ static u64 fpc_round(struct kunit *test, struct fpc_domain *d)
 		ops->map_pages(&d->domain, iova, iova, SZ_4K, 1, IOMMU_READ,
 			       GFP_KERNEL, &mapped);
 	}
+	t1 = ktime_get_ns();
 	for (i = 0, iova = FPC_IOVA; i < FPC_CALLS; i++, iova += SZ_4K) {
 		iommu_iotlb_gather_init(&gather);
 		ops->unmap_pages(&d->domain, iova, SZ_4K, 1, &gather);
 		ops->iotlb_sync(&d->domain, &gather);
 	}
-	t = ktime_get_ns() - t0;
-	return div_u64(t * 1000, FPC_CALLS);
+	t2 = ktime_get_ns();
+	*map_ps = div_u64((t1 - t0) * 1000, FPC_CALLS);
+	*unmap_ps = div_u64((t2 - t1) * 1000, FPC_CALLS);
 }
 
 static int fpc_cmp_u64(const void *a, const void *b)
@@ -263,20 +302,25 @@ static void fpc_key_resume(void *unused)
  * fpbk_composition_reported() - print the composition case's line
  * @test: the case
  * @policy: flushpol's side's policy
- * @ril: both sides' SMMU has range invalidation (flushpol's may use it)
+ * @ril: both sides' SMMU has range invalidation (both may use it)
  * @estimate: with the footprint counted, as while a policy that reads it
  *	is registered (flushpol_adaptive loaded); without, as on a machine
  *	where none is (the key held off for the case)
  *
- * Both sides in turn, FPC_ROUNDS times; the line gives each side's median
- * round, its spread, and the commands and syncs each queue was given,
- * which must agree under va.
+ * Both sides in turn, FPC_ROUNDS times, each round's maps and unmaps timed
+ * apart.  The line gives each side's median round of 4K strict unmaps
+ * (unmap_pages and iotlb_sync) with its spread, the median and spread of
+ * the ratio of the two sides' rounds taken in pairs (each flushpol round
+ * against the upstream round right after it, so that what drifts between
+ * rounds is in both), the same median for maps, and the commands and
+ * syncs each queue was given, which must agree under va.
  */
 void fpbk_composition_reported(struct kunit *test, const char *policy,
 			       bool ril, bool estimate)
 {
+	u64 fpm[FPC_ROUNDS], upm[FPC_ROUNDS], fps[FPC_ROUNDS], ups[FPC_ROUNDS];
+	u64 ratio[FPC_ROUNDS], mratio[FPC_ROUNDS];
 	struct fpc_domain *fp, *up;
-	u64 fps[FPC_ROUNDS], ups[FPC_ROUNDS];
 	unsigned int r;
 
 	/* Back on however the case ends: the other suites need it. */
@@ -290,23 +334,31 @@ void fpbk_composition_reported(struct kunit *test, const char *policy,
 	fp = fpc_domain_new(test, policy, ril);
 	up = fpc_domain_new(test, NULL, ril);
 	for (r = 0; r < FPC_ROUNDS; r++) {
-		fps[r] = fpc_round(test, fp);
-		ups[r] = fpc_round(test, up);
+		fpc_round(test, fp, &fpm[r], &fps[r]);
+		fpc_round(test, up, &upm[r], &ups[r]);
+		ratio[r] = div64_u64(fps[r] * 1000000, max(ups[r], 1ULL));
+		mratio[r] = div64_u64(fpm[r] * 1000000, max(upm[r], 1ULL));
 	}
 	if (!estimate)
 		kunit_release_action(test, fpc_key_resume, NULL);
 	KUNIT_EXPECT_EQ(test, fp->smmu->smmu.cmdq.nlost, 0);
 	KUNIT_EXPECT_EQ(test, up->smmu->smmu.cmdq.nlost, 0);
-	if (!strcmp(policy, "va"))
+	if (!strcmp(policy, "va") || (ril && !strcmp(policy, "range")))
 		KUNIT_EXPECT_EQ(test, fp->smmu->smmu.cmdq.prod,
 				up->smmu->smmu.cmdq.prod);
 	sort(fps, FPC_ROUNDS, sizeof(u64), fpc_cmp_u64, NULL);
 	sort(ups, FPC_ROUNDS, sizeof(u64), fpc_cmp_u64, NULL);
+	sort(fpm, FPC_ROUNDS, sizeof(u64), fpc_cmp_u64, NULL);
+	sort(upm, FPC_ROUNDS, sizeof(u64), fpc_cmp_u64, NULL);
+	sort(ratio, FPC_ROUNDS, sizeof(u64), fpc_cmp_u64, NULL);
+	sort(mratio, FPC_ROUNDS, sizeof(u64), fpc_cmp_u64, NULL);
 	kunit_info(test,
-		   "fp-composition: policy=%s ril=%d estimate=%d op=map+unmap_4k calls=%u rounds=%u fp_ps=%llu upstream_ps=%llu fp_min_ps=%llu fp_max_ps=%llu upstream_min_ps=%llu upstream_max_ps=%llu queued=%llu/%llu\n",
+		   "fp-composition: policy=%s ril=%d estimate=%d op=unmap_4k calls=%u rounds=%u fp_ps=%llu upstream_ps=%llu fp_min_ps=%llu fp_max_ps=%llu upstream_min_ps=%llu upstream_max_ps=%llu ratio_ppm=%llu ratio_min_ppm=%llu ratio_max_ppm=%llu map_fp_ps=%llu map_upstream_ps=%llu map_ratio_ppm=%llu queued=%llu/%llu\n",
 		   policy, ril, estimate, FPC_CALLS, FPC_ROUNDS,
-		   fps[FPC_ROUNDS / 2],
-		   ups[FPC_ROUNDS / 2], fps[0], fps[FPC_ROUNDS - 1], ups[0],
-		   ups[FPC_ROUNDS - 1], fp->smmu->smmu.cmdq.prod,
+		   fps[FPC_ROUNDS / 2], ups[FPC_ROUNDS / 2], fps[0],
+		   fps[FPC_ROUNDS - 1], ups[0], ups[FPC_ROUNDS - 1],
+		   ratio[FPC_ROUNDS / 2], ratio[0], ratio[FPC_ROUNDS - 1],
+		   fpm[FPC_ROUNDS / 2], upm[FPC_ROUNDS / 2],
+		   mratio[FPC_ROUNDS / 2], fp->smmu->smmu.cmdq.prod,
 		   up->smmu->smmu.cmdq.prod);
 }

@@ -33,8 +33,9 @@
 #      direct calls from 1, 2 and 4 CPUs, where its fixed cost per unmap
 #      goes, the shipped SMMUv3 command queue from 1, 2 and 4 CPUs
 #      (scripts/bench-scale.sh: scale.md), and the dispatch benchmark,
-#      whose composition case is the 4K map and strict unmap through the
-#      shipped SMMUv3 path against upstream's way (the targets).
+#      whose composition case is 4K maps and strict unmaps, timed apart,
+#      through the shipped SMMUv3 path against upstream's way (the
+#      targets).
 # Each ratio against upstream in 3 and 6 comes with its 95% interval, by
 # bootstrap over the alternating rounds (scripts/interval.py), hence at
 # least 5 rounds of each.  bench.md ends with the targets of
