@@ -500,14 +500,22 @@ size_t fpt_unmap(struct fpt_rig *rig, unsigned long iova, size_t size,
 	return fp_unmap(rig->ctx, rig->ops, iova, size, &gather);
 }
 
-/*
- * The page size and count the IOMMU core's iommu_pgsize() gives a driver's
- * unmap_pages for [@iova, @iova + @size): the largest page @iova is
- * aligned to that fits, as many as fit before the next larger page could
- * be used.
+/**
+ * fpt_core_pgsize() - the page size and count the IOMMU core's
+ *	iommu_pgsize() gives a driver's unmap_pages
+ * @bitmap: the page sizes
+ * @iova: start of what is left to unmap
+ * @size: its length
+ * @count: how many pages of the size returned
+ *
+ * The largest page @iova is aligned to that fits, as many as fit before the
+ * next larger page could be used.  The tests' own, not the core's
+ * (core/unmap.c), so that they check it rather than share its mistakes.
+ *
+ * Return: the page size.
  */
-static size_t fpt_core_pgsize(unsigned long bitmap, unsigned long iova,
-			      size_t size, size_t *count)
+size_t fpt_core_pgsize(unsigned long bitmap, unsigned long iova,
+		       size_t size, size_t *count)
 {
 	unsigned long sizes = bitmap & GENMASK(__fls(size), 0);
 	unsigned long next_sizes;

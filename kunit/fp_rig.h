@@ -122,6 +122,8 @@ size_t fpt_unmap(struct fpt_rig *rig, unsigned long iova, size_t size,
 		 bool queued);
 size_t fpt_unmap_core(struct fpt_rig *rig, unsigned long iova, size_t size,
 		      bool queued);
+size_t fpt_core_pgsize(unsigned long bitmap, unsigned long iova,
+		       size_t size, size_t *count);
 
 ssize_t fpt_write_file(const char *path, const void *buf, size_t len);
 ssize_t fpt_read_file(const char *path, char *buf, size_t size);

@@ -30,6 +30,8 @@
 #include <linux/iommu.h>
 #include <linux/sizes.h>
 
+#include "fp_rig.h"
+
 #define FPU_IOVA	SZ_1G
 #define FPU_TG		12	/* the leaf page size's shift: 4K granule */
 #define FPU_RANGE_NUM	0x1f	/* a range command's NUM field, 5 bits */
@@ -148,32 +150,6 @@ static const struct iommu_flush_ops fpu_flush_ops = {
 	.tlb_add_page	= fpu_add_page,
 };
 
-/*
- * The page size iommu_unmap() unmaps in at @iova, and how many: the
- * largest supported one that @iova's alignment and @size allow, but no
- * further than where the next larger size could take over.
- */
-static size_t fpu_pgsize(unsigned long bitmap, unsigned long iova,
-			 size_t size, size_t *count)
-{
-	unsigned long fits = bitmap & GENMASK(__fls(size), 0);
-	unsigned long larger;
-	size_t pgsize, next, to_next;
-
-	if (iova)
-		fits &= GENMASK(__ffs(iova), 0);
-	pgsize = BIT(__fls(fits));
-	larger = bitmap & ~GENMASK(__fls(fits), 0);
-	if (larger) {
-		next = BIT(__ffs(larger));
-		to_next = next - (iova & (next - 1));
-		if (to_next + next <= size)
-			size = to_next;
-	}
-	*count = size / pgsize;
-	return pgsize;
-}
-
 static void fpu_free_ops(void *ops)
 {
 	free_io_pgtable_ops(ops);
@@ -209,8 +185,8 @@ static void fpu_unmap(struct kunit *test, struct io_pgtable_ops *ops,
 
 	iommu_iotlb_gather_init(g);
 	for (done = 0; done < size; done += mapped) {
-		unmap_pgsize = fpu_pgsize(bitmap, FPU_IOVA + done, size - done,
-					  &count);
+		unmap_pgsize = fpt_core_pgsize(bitmap, FPU_IOVA + done,
+					       size - done, &count);
 		mapped = ops->unmap_pages(ops, FPU_IOVA + done, unmap_pgsize,
 					  count, g);
 		KUNIT_ASSERT_NE(test, mapped, 0);
