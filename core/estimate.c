@@ -105,17 +105,40 @@ static void fp_estimate_key_inc(void)
 			WRITE_ONCE(ctx->est.untracked_maps, true);
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+static bool fp_estimate_key_held;	/* by fp_estimate_key_suspend() */
+static int fp_estimate_key_owed;	/* readers registered, meanwhile */
+
+/*
+ * While the benchmarks hold the key off, a reader registered or withdrawn
+ * changes what fp_estimate_key_resume() gives back, not the key: the key
+ * stays off, and comes back on exactly as many times as readers remain.
+ */
+static bool fp_estimate_key_deferred(int delta)
+{
+	if (!fp_estimate_key_held)
+		return false;
+	fp_estimate_key_owed += delta;
+	return true;
+}
+#else
+static inline bool fp_estimate_key_deferred(int delta)
+{
+	return false;
+}
+#endif
+
 void fp_estimate_key_get(const struct fp_policy *pol)
 {
 	lockdep_assert_held(&fp_contexts_lock);
-	if (pol->reads_estimate)
+	if (pol->reads_estimate && !fp_estimate_key_deferred(1))
 		fp_estimate_key_inc();
 }
 
 void fp_estimate_key_put(const struct fp_policy *pol)
 {
 	lockdep_assert_held(&fp_contexts_lock);
-	if (pol->reads_estimate)
+	if (pol->reads_estimate && !fp_estimate_key_deferred(-1))
 		static_branch_dec(&fp_estimate_key);
 }
 
@@ -127,8 +150,6 @@ int fp_estimate_key_count(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(fp_estimate_key_count);
 
-static int fp_estimate_key_suspended;
-
 /*
  * For the benchmarks: the key off as on a machine where no policy that
  * reads the estimate is registered, whatever is registered here, until
@@ -138,8 +159,9 @@ static int fp_estimate_key_suspended;
 void fp_estimate_key_suspend(void)
 {
 	mutex_lock(&fp_contexts_lock);
-	WARN_ON(fp_estimate_key_suspended);
-	fp_estimate_key_suspended = static_key_count(&fp_estimate_key.key);
+	WARN_ON(fp_estimate_key_held);
+	fp_estimate_key_held = true;
+	fp_estimate_key_owed = static_key_count(&fp_estimate_key.key);
 	while (static_key_enabled(&fp_estimate_key))
 		static_branch_dec(&fp_estimate_key);
 	mutex_unlock(&fp_contexts_lock);
@@ -149,7 +171,9 @@ EXPORT_SYMBOL_IF_KUNIT(fp_estimate_key_suspend);
 void fp_estimate_key_resume(void)
 {
 	mutex_lock(&fp_contexts_lock);
-	for (; fp_estimate_key_suspended > 0; fp_estimate_key_suspended--)
+	WARN_ON(!fp_estimate_key_held || fp_estimate_key_owed < 0);
+	fp_estimate_key_held = false;
+	for (; fp_estimate_key_owed > 0; fp_estimate_key_owed--)
 		fp_estimate_key_inc();
 	mutex_unlock(&fp_contexts_lock);
 }

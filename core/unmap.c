@@ -75,20 +75,6 @@ static void fp_unmap_end(struct fp_context *ctx, struct fp_call *c,
 }
 
 /*
- * Whether every page of an unmap of @size is of the smallest size: all
- * of them when no larger size fits in @size.  Those pages are leaves of
- * the last level, whose unmap frees no table of its own (coverage.c,
- * W1): a walk flush it causes (arm-v7s splitting a contiguous entry)
- * names no freed table, and a call's record would cover nothing with it.
- */
-static bool fp_unmap_smallest(unsigned long bitmap, size_t size)
-{
-	unsigned long larger = bitmap & (bitmap - 1);
-
-	return !larger || size < BIT(__ffs(larger));
-}
-
-/*
  * The unmap of smallest pages: straight into @gather, as the IOMMU core's
  * iommu_unmap() does, with no record.  Its leaves are gathered by
  * fp_tlb_add_page() as any gather's (a gather that would become

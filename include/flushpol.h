@@ -48,12 +48,13 @@ struct fp_recent_maps;
  *	issued in *@n.
  * @inv_leaf_sync: optional; the strict unmap of one leaf, as the core's
  *	one-leaf path sends it (&fp_policy.one_leaf): the one command for the
- *	leaf of @granule at @iova, by range if @range (a backend with
- *	@inv_range) and by VA otherwise, then @sync, as one operation.  It is
- *	given the context's &fp_context_cfg.priv, not the context: the
- *	fastest path of a strict unmap calls back into nothing.  It must
- *	send what @inv_range_sync or @inv_va_sync would for that leaf: one
- *	command.  Returns as @sync.
+ *	leaf of @size bytes at @iova (@size one of the page table's page
+ *	sizes, so a power of two of granules, and @iova aligned to it), by
+ *	range if @range (a backend with @inv_range) and by VA otherwise,
+ *	then @sync, as one operation.  It is given the context's
+ *	&fp_context_cfg.priv, not the context: the fastest path of a strict
+ *	unmap calls back into nothing.  It must send what @inv_range_sync or
+ *	@inv_va_sync would for that leaf: one command.  Returns as @sync.
  * @clock: optional; the time, in ns, that the adaptive policy measures
  *	commands and syncs with.  NULL: ktime_get_ns().  A model backend
  *	returns the time its model charges, so that the same estimator runs
@@ -77,7 +78,7 @@ struct fp_hw_ops {
 	int (*inv_range_sync)(struct fp_context *ctx, unsigned long iova,
 			      size_t size, size_t granule, bool leaf,
 			      unsigned int *n);
-	int (*inv_leaf_sync)(void *priv, unsigned long iova, size_t granule,
+	int (*inv_leaf_sync)(void *priv, unsigned long iova, size_t size,
 			     bool range);
 	u64 (*clock)(struct fp_context *ctx);
 };
@@ -309,8 +310,29 @@ int fp_map(struct fp_context *ctx, struct io_pgtable_ops *ops,
  * registered policy reads the estimate; fp_unmap() then has work to do for
  * every unmap.
  */
-extern struct static_key_false fp_latency_key;
-extern struct static_key_false fp_estimate_key;
+DECLARE_STATIC_KEY_FALSE(fp_latency_key);
+DECLARE_STATIC_KEY_FALSE(fp_estimate_key);
+
+/**
+ * fp_unmap_smallest() - whether an unmap can hold only pages of the
+ *	smallest size
+ * @pgsize_bitmap: the page table's page sizes
+ * @size: bytes unmapped, a multiple of the smallest size
+ *
+ * All of its pages are of the smallest size when no larger size fits in
+ * @size.  Those are leaves of the last level, whose unmap frees no table of
+ * its own (core/coverage.c, W1): a walk flush it causes (arm-v7s splitting
+ * a contiguous entry) names no freed table, so a record of the call would
+ * cover nothing with it.  That it starts on a page is the caller's check.
+ *
+ * Return: true if no page size larger than the smallest fits in @size.
+ */
+static inline bool fp_unmap_smallest(unsigned long pgsize_bitmap, size_t size)
+{
+	unsigned long larger = pgsize_bitmap & (pgsize_bitmap - 1);
+
+	return !larger || size < (larger & -larger);
+}
 
 /**
  * fp_unmap_pages() - a driver's &iommu_domain_ops.unmap_pages, through
@@ -340,11 +362,10 @@ static inline size_t fp_unmap_pages(struct fp_context *ctx,
 				    struct iommu_iotlb_gather *gather)
 {
 	unsigned long bitmap = io_pgtable_ops_to_pgtable(ops)->cfg.pgsize_bitmap;
-	unsigned long larger = bitmap & (bitmap - 1);
 
 	if (likely(gather && pgsize == (bitmap & -bitmap) &&
 		   IS_ALIGNED(iova, pgsize) &&
-		   (!larger || pgsize * pgcount < (larger & -larger))) &&
+		   fp_unmap_smallest(bitmap, pgsize * pgcount)) &&
 	    !static_branch_unlikely(&fp_latency_key) &&
 	    !static_branch_unlikely(&fp_estimate_key))
 		return ops->unmap_pages(ops, iova, pgsize, pgcount, gather);

@@ -135,4 +135,11 @@ ssize_t fpt_ctx_write(struct fpt_rig *rig, const char *attr, const char *s,
 ssize_t fpt_ctx_read(struct fpt_rig *rig, const char *attr, char *buf,
 		     size_t size);
 
+/* The latency histograms' switch, and the core's keys held for a case. */
+#define FPT_LATENCY	"/sys/kernel/flushpol/latency"
+void fpt_latency_set(struct kunit *test, bool on);
+void fpt_latency_off_at_end(struct kunit *test);
+void fpt_estimate_hold_off(struct kunit *test);
+void fpt_estimate_release(struct kunit *test);
+
 #endif /* _FP_RIG_H */

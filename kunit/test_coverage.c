@@ -478,11 +478,6 @@ static void v7s_one_page_split_flushes_walk(struct kunit *test)
 	fpt_v7s_one_page(test, false);
 }
 
-static void fpt_v7s_estimate_resume(void *unused)
-{
-	fp_estimate_key_resume();
-}
-
 /*
  * The same through a driver's unmap_pages, fp_unmap_pages(): its inline
  * path (the estimate's key off, as where no policy reads it) sends the
@@ -490,10 +485,7 @@ static void fpt_v7s_estimate_resume(void *unused)
  */
 static void v7s_driver_one_page_split_flushes_walk(struct kunit *test)
 {
-	fp_estimate_key_suspend();
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							fpt_v7s_estimate_resume,
-							NULL), 0);
+	fpt_estimate_hold_off(test);
 	fpt_v7s_one_page(test, true);
 }
 
@@ -509,6 +501,26 @@ static void misaligned_unmap_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fp_unmap(v->iop.cookie, &v->iop.ops, FPT_IOVA,
 				       SZ_1K, NULL), 0);
 	KUNIT_EXPECT_EQ(test, v->unmap_calls, 0);
+	KUNIT_EXPECT_EQ(test, v->log.cmds + v->log.syncs, 0);
+}
+
+/*
+ * The same through a driver's unmap_pages on its inline path (the
+ * estimate's key off): io-pgtable would index by the IOVA's page and
+ * unmap the page below it.  Refused before io-pgtable sees it.
+ */
+static void driver_misaligned_unmap_refused(struct kunit *test)
+{
+	struct fpt_v7s *v = fpt_v7s_init(test, "va");
+	struct iommu_iotlb_gather gather;
+
+	fpt_estimate_hold_off(test);
+	iommu_iotlb_gather_init(&gather);
+	KUNIT_EXPECT_EQ(test, fp_unmap_pages(v->iop.cookie, &v->iop.ops,
+					     FPT_IOVA + SZ_2K, SZ_4K, 1,
+					     &gather), 0);
+	KUNIT_EXPECT_EQ(test, v->unmap_calls, 0);
+	KUNIT_EXPECT_EQ(test, gather.pgsize, 0);
 	KUNIT_EXPECT_EQ(test, v->log.cmds + v->log.syncs, 0);
 }
 
@@ -582,6 +594,7 @@ static struct kunit_case fpt_coverage_cases[] = {
 	KUNIT_CASE_PARAM(v7s_driver_one_page_split_flushes_walk,
 			 fpt_v7s_strict_gen_params),
 	KUNIT_CASE(misaligned_unmap_refused),
+	KUNIT_CASE(driver_misaligned_unmap_refused),
 	KUNIT_CASE_PARAM(core_gather_gets_the_same_commands,
 			 fpt_cov_gen_params),
 	KUNIT_CASE_PARAM(block_mapped_over_old_table_is_invalidated,

@@ -208,6 +208,32 @@ static void driver_unmap_of_small_pages_leaves_footprint(struct kunit *test)
 }
 
 /*
+ * Unmaps that took the inline path while no policy read the estimate (the
+ * key off: flushpol_adaptive unloaded) left the count: once the key is on
+ * again the count of a context that had mapped is not trusted, the
+ * footprint is unknown (the TLB full) rather than the pages unmapped
+ * meanwhile, and stays so while those unmaps' pages would be missing.
+ */
+static void footprint_unknown_after_unmaps_with_key_off(struct kunit *test)
+{
+	struct fpt_rig *rig = fpe_rig(test);
+
+	KUNIT_ASSERT_GT(test, fp_estimate_key_count(), 0);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPE_IOVA, SZ_64K, SZ_4K), 0);
+	KUNIT_ASSERT_EQ(test, fpe_footprint(rig), 16);
+	fpt_estimate_hold_off(test);
+	KUNIT_EXPECT_EQ(test, fpt_unmap_core(rig, FPE_IOVA, SZ_32K, false),
+			SZ_32K);
+	fpt_estimate_release(test);
+	KUNIT_EXPECT_EQ(test, fpe_footprint(rig), 4096);
+	KUNIT_EXPECT_EQ(test, fpt_unmap_core(rig, FPE_IOVA + SZ_32K, SZ_32K,
+					     false), SZ_32K);
+	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPE_IOVA, SZ_16K, SZ_4K), 0);
+	KUNIT_EXPECT_EQ(test, fpe_footprint(rig), 4096);
+	KUNIT_EXPECT_EQ(test, fpm_stale_entries(&rig->mc), 0);
+}
+
+/*
  * The footprint is what is mapped, in granules, whatever the page sizes:
  * each map adds, each unmap takes back exactly what it unmapped, and a
  * map io-pgtable stops at a table's end counts what it mapped.
@@ -555,13 +581,68 @@ static void estimate_key_held_by_registered_readers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base);
 }
 
+/*
+ * While the key is held off for a benchmark, readers registered and
+ * withdrawn keep it off, and once it is back it is held by the readers
+ * then registered, no more: a reader withdrawn meanwhile does not leave
+ * the key on (every later case measuring fp_unmap() for the inline path),
+ * nor one registered meanwhile leave it off.
+ */
+static struct fp_policy fpe_held_reader = {
+	.name = "kunit_held", .owner = THIS_MODULE,
+	.flush_walk = fpe_walk_nop, .flush_gather = fpe_gather_nop,
+	.usable = fpe_unusable, .reads_estimate = true,
+};
+
+/* Withdrawn however the case ends, while it is registered. */
+static void fpe_held_reader_withdraw(void *unused)
+{
+	fp_policy_unregister(&fpe_held_reader);
+}
+
+static void fpe_held_reader_add(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, fp_policy_register(&fpe_held_reader), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpe_held_reader_withdraw,
+							NULL), 0);
+}
+
+static void fpe_held_reader_drop(struct kunit *test)
+{
+	kunit_remove_action(test, fpe_held_reader_withdraw, NULL);
+	KUNIT_EXPECT_EQ(test, fp_policy_unregister(&fpe_held_reader), 0);
+}
+
+static void estimate_key_held_off_counts_readers(struct kunit *test)
+{
+	int base = fp_estimate_key_count();
+
+	fpe_held_reader_add(test);
+	fpt_estimate_hold_off(test);
+	fpe_held_reader_drop(test);
+	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), 0);
+	fpt_estimate_release(test);
+	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base);
+
+	fpt_estimate_hold_off(test);
+	fpe_held_reader_add(test);
+	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), 0);
+	fpt_estimate_release(test);
+	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base + 1);
+	fpe_held_reader_drop(test);
+	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base);
+}
+
 static struct kunit_case fpe_test_cases[] = {
 	KUNIT_CASE(sample_divides_by_all_commands),
 	KUNIT_CASE(huge_estimate_does_not_wrap),
 	KUNIT_CASE(footprint_follows_map_and_unmap),
 	KUNIT_CASE(driver_unmap_of_small_pages_leaves_footprint),
+	KUNIT_CASE(footprint_unknown_after_unmaps_with_key_off),
 	KUNIT_CASE(footprint_kept_across_switch_to_adaptive),
 	KUNIT_CASE(estimate_key_held_by_registered_readers),
+	KUNIT_CASE(estimate_key_held_off_counts_readers),
 	KUNIT_CASE(misaligned_map_refused),
 	KUNIT_CASE(footprint_exact_across_cpus),
 	KUNIT_CASE(streamed_buffers_not_live),

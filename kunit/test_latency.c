@@ -14,23 +14,11 @@
 #include "fp_rig.h"
 
 #define FPT_IOVA	SZ_1G
-#define FPT_LAT_LATENCY	"/sys/kernel/flushpol/latency"
 #define FPT_LAT_BUCKETS	22
 #define FPT_LAT_BUF	1024
 /* What the model charges here: a command and a sync land apart. */
 #define FPT_LAT_CMD_NS	4000
 #define FPT_LAT_SYNC_NS	5000
-
-static void fpt_lat_set(struct kunit *test, bool on)
-{
-	KUNIT_ASSERT_EQ(test, fpt_write_file(FPT_LAT_LATENCY, on ? "1\n" : "0\n",
-					     2), 2);
-}
-
-static void fpt_lat_off(void *unused)
-{
-	fpt_write_file(FPT_LAT_LATENCY, "0\n", 2);
-}
 
 static struct fpt_rig *fpt_lat_rig(struct kunit *test)
 {
@@ -42,8 +30,7 @@ static struct fpt_rig *fpt_lat_rig(struct kunit *test)
 	rig->cmd_ns = FPT_LAT_CMD_NS;
 	rig->sync_ns = FPT_LAT_SYNC_NS;
 	/* Whatever a case leaves, the next starts with the key off. */
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fpt_lat_off,
-							NULL), 0);
+	fpt_latency_off_at_end(test);
 	return rig;
 }
 
@@ -98,8 +85,8 @@ static void latency_off_counts_nothing(struct kunit *test)
 	struct iommu_iotlb_gather g;
 	char buf[8];
 
-	fpt_lat_set(test, false);
-	KUNIT_ASSERT_GT(test, fpt_read_file(FPT_LAT_LATENCY, buf, sizeof(buf)),
+	fpt_latency_set(test, false);
+	KUNIT_ASSERT_GT(test, fpt_read_file(FPT_LATENCY, buf, sizeof(buf)),
 			0);
 	KUNIT_EXPECT_STREQ(test, buf, "0\n");
 	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_2M + SZ_4K, SZ_4K), 0);
@@ -125,8 +112,8 @@ static void latency_on_lands_in_its_bucket(struct kunit *test)
 	char buf[8];
 
 	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_4K, SZ_4K), 0);
-	fpt_lat_set(test, true);
-	KUNIT_ASSERT_GT(test, fpt_read_file(FPT_LAT_LATENCY, buf, sizeof(buf)),
+	fpt_latency_set(test, true);
+	KUNIT_ASSERT_GT(test, fpt_read_file(FPT_LATENCY, buf, sizeof(buf)),
 			0);
 	KUNIT_EXPECT_STREQ(test, buf, "1\n");
 	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_4K, false), SZ_4K);
@@ -135,7 +122,7 @@ static void latency_on_lands_in_its_bucket(struct kunit *test)
 		       FPT_LAT_CMD_NS + FPT_LAT_SYNC_NS);
 
 	/* Off again: what was counted stays, nothing more is. */
-	fpt_lat_set(test, false);
+	fpt_latency_set(test, false);
 	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_4K, SZ_4K), 0);
 	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA, SZ_4K, false), SZ_4K);
 	fpt_lat_expect(test, rig, "latency_sync", 3, 1, FPT_LAT_SYNC_NS);
@@ -157,7 +144,7 @@ static void latency_unmap_spans_unmap_pages_and_iotlb_sync(struct kunit *test)
 	u64 t0, mid, t;
 
 	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_2M, SZ_4K), 0);
-	fpt_lat_set(test, true);
+	fpt_latency_set(test, true);
 	/*
 	 * The unmap_pages time waits per CPU for its iotlb_sync: a test
 	 * thread moved between the two on an SMP kernel would make the
@@ -189,7 +176,7 @@ static void latency_reset_clears(struct kunit *test)
 	struct iommu_iotlb_gather g;
 
 	KUNIT_ASSERT_EQ(test, fpt_map(rig, FPT_IOVA, SZ_2M + SZ_4K, SZ_4K), 0);
-	fpt_lat_set(test, true);
+	fpt_latency_set(test, true);
 	KUNIT_EXPECT_EQ(test, fpt_unmap(rig, FPT_IOVA + SZ_2M, SZ_4K, false),
 			SZ_4K);
 	/* A walk flush's time waiting on this CPU for its iotlb_sync. */
@@ -215,20 +202,20 @@ static void latency_switch_refuses_junk(struct kunit *test)
 	int i;
 
 	fpt_lat_rig(test);
-	fpt_lat_set(test, true);
+	fpt_latency_set(test, true);
 	for (i = 0; i < ARRAY_SIZE(junk); i++)
-		KUNIT_EXPECT_EQ_MSG(test, fpt_write_file(FPT_LAT_LATENCY, junk[i],
+		KUNIT_EXPECT_EQ_MSG(test, fpt_write_file(FPT_LATENCY, junk[i],
 							 strlen(junk[i])),
 				    -EINVAL, "%s", junk[i]);
-	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_LAT_LATENCY, "1\0", 2),
+	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_LATENCY, "1\0", 2),
 			-EINVAL);
-	KUNIT_ASSERT_GT(test, fpt_read_file(FPT_LAT_LATENCY, buf, sizeof(buf)),
+	KUNIT_ASSERT_GT(test, fpt_read_file(FPT_LATENCY, buf, sizeof(buf)),
 			0);
 	KUNIT_EXPECT_STREQ(test, buf, "1\n");
-	fpt_lat_set(test, false);
-	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_LAT_LATENCY, "x\n", 2),
+	fpt_latency_set(test, false);
+	KUNIT_EXPECT_EQ(test, fpt_write_file(FPT_LATENCY, "x\n", 2),
 			-EINVAL);
-	KUNIT_ASSERT_GT(test, fpt_read_file(FPT_LAT_LATENCY, buf, sizeof(buf)),
+	KUNIT_ASSERT_GT(test, fpt_read_file(FPT_LATENCY, buf, sizeof(buf)),
 			0);
 	KUNIT_EXPECT_STREQ(test, buf, "0\n");
 }
@@ -243,7 +230,7 @@ static int fpt_lat_switcher(void *data)
 	unsigned int i;
 
 	for (i = 0; i < FPT_LAT_SWITCHES && !kthread_should_stop(); i++) {
-		fpt_write_file(FPT_LAT_LATENCY, i & 1 ? "0\n" : "1\n", 2);
+		fpt_write_file(FPT_LATENCY, i & 1 ? "0\n" : "1\n", 2);
 		if (buf) {
 			fpt_ctx_read(rig, "stats/latency_unmap", buf,
 				     FPT_LAT_BUF);
@@ -307,7 +294,7 @@ static void latency_switch_while_unmapping(struct kunit *test)
 			cond_resched();
 	}
 	kthread_stop_put(t);
-	fpt_lat_set(test, false);
+	fpt_latency_set(test, false);
 	KUNIT_EXPECT_LE(test, fpt_lat_count(test, rig, "stats/latency_unmap"),
 			FPT_LAT_UNMAPS);
 	KUNIT_EXPECT_LE(test, fpt_lat_count(test, rig, "stats/latency_sync"),
