@@ -234,11 +234,7 @@ static struct fpc_domain *fpc_domain_new(struct kunit *test,
 		.iommu_dev	= d->smmu->smmu.dev,
 	};
 	if (policy) {
-		d->flush = (struct smmuv3_flush) {
-			.cmdq = &smmuv3_cmdq_ops, .q = &d->smmu->smmu,
-			.direct = &d->smmu->smmu.cmdq,
-			.asid = FPC_ASID, .tg = 12, .ril = ril,
-		};
+		d->flush = smmuv3_flush_on(&d->smmu->smmu, FPC_ASID, ril);
 		fc.priv = &d->flush;
 		d->ctx = fp_context_create(&fc, &d->cfg);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, d->ctx);
@@ -293,11 +289,6 @@ static int fpc_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void fpc_key_resume(void *unused)
-{
-	fp_estimate_key_resume();
-}
-
 /**
  * fpbk_composition_reported() - print the composition case's line
  * @test: the case
@@ -324,13 +315,8 @@ void fpbk_composition_reported(struct kunit *test, const char *policy,
 	unsigned int r;
 
 	/* Back on however the case ends: the other suites need it. */
-	if (!estimate) {
-		int ret;
-
-		fp_estimate_key_suspend();
-		ret = kunit_add_action_or_reset(test, fpc_key_resume, NULL);
-		KUNIT_ASSERT_EQ(test, ret, 0);
-	}
+	if (!estimate)
+		fpt_estimate_hold_off(test);
 	fp = fpc_domain_new(test, policy, ril);
 	up = fpc_domain_new(test, NULL, ril);
 	for (r = 0; r < FPC_ROUNDS; r++) {
@@ -340,7 +326,7 @@ void fpbk_composition_reported(struct kunit *test, const char *policy,
 		mratio[r] = div64_u64(fpm[r] * 1000000, max(upm[r], 1ULL));
 	}
 	if (!estimate)
-		kunit_release_action(test, fpc_key_resume, NULL);
+		fpt_estimate_release(test);
 	KUNIT_EXPECT_EQ(test, fp->smmu->smmu.cmdq.nlost, 0);
 	KUNIT_EXPECT_EQ(test, up->smmu->smmu.cmdq.nlost, 0);
 	if (!strcmp(policy, "va") || (ril && !strcmp(policy, "range")))

@@ -96,11 +96,8 @@ static struct fpt_v3_fake *fpt_fake_of_rig;
 static void fpt_wedge_setup(struct fpt_rig *rig)
 {
 	fpt_fake_of_rig = fpt_v3_fake_new(rig->test, rig->smmu, 8, 64);
-	rig->backend.v3 = (struct smmuv3_flush) {
-		.cmdq = &smmuv3_cmdq_ops, .q = &fpt_fake_of_rig->smmu,
-		.direct = &fpt_fake_of_rig->smmu.cmdq,
-		.asid = rig->mc.asid, .tg = 12,
-	};
+	rig->backend.v3 = smmuv3_flush_on(&fpt_fake_of_rig->smmu,
+					  rig->mc.asid, false);
 }
 
 static const struct fpt_backend fpt_wedge_backend = {

@@ -30,10 +30,7 @@ static void fpt_v3_setup(struct fpt_rig *rig, bool ril)
 						FPT_V3_SHIFT, FPT_V3_PER_POLL);
 
 	fpt_v3_last = f;
-	rig->backend.v3 = (struct smmuv3_flush) {
-		.cmdq = &smmuv3_cmdq_ops, .q = &f->smmu, .direct = &f->smmu.cmdq,
-		.asid = rig->mc.asid, .tg = 12, .ril = ril,
-	};
+	rig->backend.v3 = smmuv3_flush_on(&f->smmu, rig->mc.asid, ril);
 }
 
 static void fpt_v3_setup_ril(struct fpt_rig *rig)

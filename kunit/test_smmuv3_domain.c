@@ -50,10 +50,7 @@ static struct smmuv3_domain *fpt_domain(struct kunit *test,
 	asid = ida_alloc_range(&smmu->asids, SMMUV3_ASID_MIN, smmu->asid_max,
 			       GFP_KERNEL);
 	KUNIT_ASSERT_GE(test, asid, SMMUV3_ASID_MIN);
-	dom->flush = (struct smmuv3_flush) {
-		.cmdq = &smmuv3_cmdq_ops, .q = smmu, .direct = &smmu->cmdq,
-		.asid = asid, .tg = 12,
-	};
+	dom->flush = smmuv3_flush_on(smmu, asid, false);
 	dom->smmu = smmu;
 	KUNIT_ASSERT_EQ(test, smmuv3_domain_init_pgtable(dom, NULL, false), 0);
 	return dom;

@@ -106,7 +106,7 @@ static int smmuv3_domain_init_pgtable(struct smmuv3_domain *dom,
 	};
 
 	dom->cfg = (struct io_pgtable_cfg) {
-		.pgsize_bitmap	= SZ_4K | SZ_2M | SZ_1G,
+		.pgsize_bitmap	= SMMUV3_PGSIZES,
 		.ias		= SMMUV3_IAS,
 		.oas		= smmu->oas,
 		.coherent_walk	= smmu->coherent,
@@ -191,11 +191,8 @@ int smmuv3_domain_finalise(struct smmuv3_domain *dom,
 			       GFP_KERNEL);
 	if (asid < 0)
 		return asid;
-	dom->flush = (struct smmuv3_flush) {
-		.cmdq = &smmuv3_cmdq_ops, .q = smmu, .direct = &smmu->cmdq,
-		.asid = asid, .tg = 12,
-		.ril = smmu->ril && !READ_ONCE(force_no_ril),
-	};
+	dom->flush = smmuv3_flush_on(smmu, asid,
+				     smmu->ril && !READ_ONCE(force_no_ril));
 	dom->cd = dma_alloc_coherent(smmu->dev, CD_DWORDS * sizeof(u64),
 				     &dom->cd_dma, GFP_KERNEL);
 	if (!dom->cd) {

@@ -26,32 +26,55 @@ static struct smmuv3_flush *to_flush(struct fp_context *ctx)
 	return fp_context_priv(ctx);
 }
 
+/*
+ * Every flush reaches the queue through these two: straight into the SMMU's
+ * own queue where it is that (@f->direct: no call through the queue's
+ * operations), else through them; never some commands one way and their
+ * CMD_SYNC the other.
+ */
+static void smmuv3_cmds(struct smmuv3_flush *f, const u64 *cmds,
+			unsigned int n)
+{
+	if (likely(f->direct))
+		smmuv3_cmdq_submit(f->direct, cmds, n);
+	else
+		f->cmdq->submit(f->q, cmds, n);
+}
+
+/*
+ * @n commands and the CMD_SYNC that completes them and every command before
+ * them, in one queue operation where the queue has one.
+ */
+static int smmuv3_cmds_sync(struct smmuv3_flush *f, const u64 *cmds,
+			    unsigned int n)
+{
+	if (likely(f->direct))
+		return smmuv3_cmdq_submit_sync(f->direct, cmds, n);
+	if (f->cmdq->submit_sync)
+		return f->cmdq->submit_sync(f->q, cmds, n);
+	if (n)
+		f->cmdq->submit(f->q, cmds, n);
+	return f->cmdq->sync(f->q);
+}
+
 static u64 *smmuv3_batch_slot(struct smmuv3_flush *f, struct smmuv3_batch *b)
 {
 	if (b->n == SMMUV3_BATCH) {
-		f->cmdq->submit(f->q, b->cmds, b->n);
+		smmuv3_cmds(f, b->cmds, b->n);
 		b->n = 0;
 	}
 	return &b->cmds[b->n++ * CMD_DWORDS];
 }
 
-/*
- * The last batch, and with @sync the CMD_SYNC that completes it and every
- * command before it: in one queue operation where the queue has one.
- */
+/* The last batch, and with @sync the CMD_SYNC after it. */
 static int smmuv3_batch_end(struct smmuv3_flush *f, struct smmuv3_batch *b,
 			    bool sync)
 {
-	if (!sync) {
-		if (b->n)
-			f->cmdq->submit(f->q, b->cmds, b->n);
-		return 0;
-	}
-	if (f->cmdq->submit_sync)
-		return f->cmdq->submit_sync(f->q, b->cmds, b->n);
+	if (sync)
+		return smmuv3_cmds_sync(f, b->cmds, b->n);
 	if (b->n)
-		f->cmdq->submit(f->q, b->cmds, b->n);
-	return f->cmdq->sync(f->q);
+		smmuv3_cmds(f, b->cmds, b->n);
+	return 0;
 }
 
 static int smmuv3_va(struct smmuv3_flush *f, unsigned long iova, size_t size,
@@ -127,10 +150,10 @@ static int smmuv3_inv_range_sync(struct fp_context *ctx, unsigned long iova,
  * smmuv3_range_next() makes of it.  TTL=0, as smmuv3_range() sends it.
  */
 static void smmuv3_cmd_tlbi_leaf_range(u64 *cmd, const struct smmuv3_flush *f,
-				       unsigned long iova, size_t granule)
+				       unsigned long iova, size_t size)
 {
 	struct smmuv3_range r = {
-		.iova = iova, .num = 0, .scale = __ffs(granule >> f->tg),
+		.iova = iova, .num = 0, .scale = __ffs(size >> f->tg),
 	};
 
 	smmuv3_cmd_tlbi_nh_va_range(cmd, f->asid, &r, f->tg, 0, true);
@@ -140,27 +163,21 @@ static void smmuv3_cmd_tlbi_leaf_range(u64 *cmd, const struct smmuv3_flush *f,
  * The strict unmap of one leaf (a 4K page, mostly): its one command built
  * here and handed with its CMD_SYNC straight to the SMMU's queue, in one
  * hold of its lock (smmuv3_cmdq_submit_sync(): its loss accounting and
- * ordered recovery included), with no batch and no call through the
- * queue's operations where the queue is the SMMU's own (@f->direct).  A
- * leaf is at most 2^26 granules (a level-1 block of 64K pages), so one
- * range command covers it whatever its size: SCALE reaches 2^31.
+ * ordered recovery included), with no batch.  A leaf is at most 2^26
+ * granules (a level-1 block of 64K pages), so one range command covers it
+ * whatever its size: SCALE reaches 2^31.
  */
-static int smmuv3_inv_leaf_sync(void *priv, unsigned long iova,
-				size_t granule, bool range)
+static int smmuv3_inv_leaf_sync(void *priv, unsigned long iova, size_t size,
+				bool range)
 {
 	struct smmuv3_flush *f = priv;
 	u64 cmd[CMD_DWORDS] __uninitialized;
 
 	if (range)
-		smmuv3_cmd_tlbi_leaf_range(cmd, f, iova, granule);
+		smmuv3_cmd_tlbi_leaf_range(cmd, f, iova, size);
 	else
 		smmuv3_cmd_tlbi_nh_va(cmd, f->asid, iova, true);
-	if (likely(f->direct))
-		return smmuv3_cmdq_submit_sync(f->direct, cmd, 1);
-	if (f->cmdq->submit_sync)
-		return f->cmdq->submit_sync(f->q, cmd, 1);
-	f->cmdq->submit(f->q, cmd, 1);
-	return f->cmdq->sync(f->q);
+	return smmuv3_cmds_sync(f, cmd, 1);
 }
 
 static void smmuv3_inv_context(struct fp_context *ctx)
@@ -169,7 +186,7 @@ static void smmuv3_inv_context(struct fp_context *ctx)
 	u64 cmd[CMD_DWORDS];
 
 	smmuv3_cmd_tlbi_nh_asid(cmd, f->asid);
-	f->cmdq->submit(f->q, cmd, 1);
+	smmuv3_cmds(f, cmd, 1);
 }
 
 static void smmuv3_inv_all(struct fp_context *ctx)
@@ -178,13 +195,15 @@ static void smmuv3_inv_all(struct fp_context *ctx)
 	u64 cmd[CMD_DWORDS];
 
 	smmuv3_cmd_tlbi_nh_all(cmd);
-	f->cmdq->submit(f->q, cmd, 1);
+	smmuv3_cmds(f, cmd, 1);
 }
 
 static int smmuv3_sync(struct fp_context *ctx)
 {
 	struct smmuv3_flush *f = to_flush(ctx);
 
+	if (likely(f->direct))
+		return smmuv3_cmdq_sync(f->direct);
 	return f->cmdq->sync(f->q);
 }
 

@@ -258,9 +258,10 @@ struct smmuv3_cmdq_ops {
  * struct smmuv3_flush - what the flushpol primitives need of a context
  * @cmdq: the queue
  * @q: the queue's owner, passed to @cmdq
- * @direct: the SMMU's own queue, which a leaf's flush hands its command
- *	and CMD_SYNC to directly (smmuv3_cmdq_submit_sync()); NULL: every
- *	flush goes through @cmdq.  Set where @cmdq is cmdq.c's on that SMMU.
+ * @direct: the SMMU's own queue, which every flush then hands its commands
+ *	and CMD_SYNCs to directly (smmuv3_cmdq_submit_sync()), not through
+ *	@cmdq; NULL: every flush goes through @cmdq.  Set where @cmdq is
+ *	cmdq.c's on that same SMMU.
  * @asid: stage-1 ASID
  * @tg: log2 of the translation granule
  * @ril: use range commands (IDR3.RIL, unless forced off)

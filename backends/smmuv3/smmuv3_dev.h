@@ -133,6 +133,27 @@ struct smmuv3_domain {
 extern const struct smmuv3_cmdq_ops smmuv3_cmdq_ops;
 extern const struct iommu_ops smmuv3_iommu_ops;
 
+/**
+ * smmuv3_flush_on() - what a context's flushes need to reach @smmu's queue
+ * @smmu: the SMMU
+ * @asid: the context's ASID
+ * @ril: send range commands
+ *
+ * cmdq.c's operations on @smmu, and the same queue as &smmuv3_flush.direct,
+ * set in one place so that the two never name different queues; the
+ * granule is the smallest of %SMMUV3_PGSIZES, the page table's.
+ *
+ * Return: the flush state, for &smmuv3_domain.flush.
+ */
+static inline struct smmuv3_flush smmuv3_flush_on(struct smmuv3_device *smmu,
+						  u16 asid, bool ril)
+{
+	return (struct smmuv3_flush) {
+		.cmdq = &smmuv3_cmdq_ops, .q = smmu, .direct = &smmu->cmdq,
+		.asid = asid, .tg = __ffs(SMMUV3_PGSIZES), .ril = ril,
+	};
+}
+
 int smmuv3_cmdq_issue_sync(struct smmuv3_device *smmu, const u64 *cmds,
 			   unsigned int n);
 
