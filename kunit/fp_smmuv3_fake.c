@@ -837,3 +837,21 @@ u64 fpt_v3_fake_slot(struct fpt_v3_fake *f, u32 reg)
 	fpt_v3_read_cmd(f, reg, cmd);
 	return cmd[0];
 }
+
+/**
+ * fpt_v3_fake_expect_ops() - expect the queue to hold commands of @ops
+ * @test: the case
+ * @f: the fake
+ * @reg: where the first is (index and wrap)
+ * @ops: their opcodes, in queue order
+ * @n: how many
+ */
+void fpt_v3_fake_expect_ops(struct kunit *test, struct fpt_v3_fake *f,
+			    u32 reg, const u8 *ops, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, fpt_v3_fake_slot(f, reg + i) & 0xff,
+				    ops[i], "command %u after 0x%x", i, reg);
+}

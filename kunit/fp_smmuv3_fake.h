@@ -242,6 +242,8 @@ void fpt_v3_fake_cons_override(struct fpt_v3_fake *f, u32 val,
 void fpt_v3_fake_raise_gerror(struct fpt_v3_fake *f, u32 bits);
 u32 fpt_v3_fake_active_gerror(struct fpt_v3_fake *f);
 u64 fpt_v3_fake_slot(struct fpt_v3_fake *f, u32 reg);
+void fpt_v3_fake_expect_ops(struct kunit *test, struct fpt_v3_fake *f,
+			    u32 reg, const u8 *ops, unsigned int n);
 void fpt_v3_fake_cmd(struct fpt_v3_fake *f, u32 reg, u64 *cmd);
 
 /* test_smmuv3_domain.c */

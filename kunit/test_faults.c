@@ -164,6 +164,10 @@ static void fpt_va_cmd(struct fpt_v3_fake *f, unsigned long iova)
  */
 static void smmuv3_full_wedged_queue_overwrites_nothing(struct kunit *test)
 {
+	static const u8 recovery[] = {
+		CMD_OP_SYNC, CMD_OP_CFGI_ALL, CMD_OP_SYNC, CMD_OP_TLBI_NSNH_ALL,
+		CMD_OP_SYNC,
+	};
 	struct fpt_rig_cfg rc = { .fmt = ARM_64_LPAE_S1 };
 	struct fpt_rig *rig = kunit_kzalloc(test, sizeof(*rig), GFP_KERNEL);
 	struct fpt_v3_fake *f;
@@ -197,15 +201,7 @@ static void smmuv3_full_wedged_queue_overwrites_nothing(struct kunit *test)
 	 */
 	fpt_v3_fake_set(f, 64);
 	KUNIT_EXPECT_EQ(test, smmuv3_cmdq_ops.sync(&f->smmu), 0);
-	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, prod) & 0xff, CMD_OP_SYNC);
-	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, prod + 1) & 0xff,
-			CMD_OP_CFGI_ALL);
-	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, prod + 2) & 0xff,
-			CMD_OP_SYNC);
-	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, prod + 3) & 0xff,
-			CMD_OP_TLBI_NSNH_ALL);
-	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, prod + 4) & 0xff,
-			CMD_OP_SYNC);
+	fpt_v3_fake_expect_ops(test, f, prod, recovery, ARRAY_SIZE(recovery));
 	KUNIT_EXPECT_EQ(test, f->tlbi, n + 1);
 	KUNIT_EXPECT_EQ(test, cmdq->recovered, cmdq->nlost);
 

@@ -1504,6 +1504,9 @@ static void adaptive_samples_one_kind_of_operation(struct kunit *test)
  */
 static void direct_queue_takes_every_command(struct kunit *test)
 {
+	static const u8 tail[] = {
+		CMD_OP_SYNC, CMD_OP_TLBI_NH_ASID, CMD_OP_SYNC,
+	};
 	struct fpt_backend be = fpt_fake_rig_backend;
 	struct fpt_v3_fake *f;
 	struct fpt_rig *rig;
@@ -1525,12 +1528,7 @@ static void direct_queue_takes_every_command(struct kunit *test)
 	for (i = 0; i < 64; i++)
 		KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, start + i) & 0xff,
 				CMD_OP_TLBI_NH_VA);
-	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, start + 64) & 0xff,
-			CMD_OP_SYNC);
-	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, start + 65) & 0xff,
-			CMD_OP_TLBI_NH_ASID);
-	KUNIT_EXPECT_EQ(test, fpt_v3_fake_slot(f, start + 66) & 0xff,
-			CMD_OP_SYNC);
+	fpt_v3_fake_expect_ops(test, f, start + 64, tail, ARRAY_SIZE(tail));
 	KUNIT_EXPECT_EQ(test, f->smmu.cmdq.nlost, 0);
 }
 
