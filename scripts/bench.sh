@@ -133,6 +133,7 @@ measure()
 	git -C "$top" describe --always --dirty >"$out/rev" 2>/dev/null ||
 		echo "a tree" >"$out/rev"
 	date -u +%F >"$out/date"
+	echo "$rounds $reps" >"$out/rounds"
 
 	log "1/7 KUnit in the test kernel: command counts, dispatch cost, adaptive"
 	FP_KUNIT_ARGS=flushpol_kunit.adaptive_eval_full=1 FLUSHPOL_OUT=$out/kunit \
@@ -216,6 +217,10 @@ png=$res/unmap-latency.png
 # The measured tree and day, not this one's when only the tables are new.
 rev=$(cat "$out/rev" 2>/dev/null) || rev="a tree"
 when=$(cat "$out/date" 2>/dev/null) || when=$(date -u +%F)
+# And its rounds, not this call's FP_BENCH_ROUNDS.
+if [ -s "$out/rounds" ]; then
+	read -r rounds reps <"$out/rounds"
+fi
 # The instruction counts first: the targets read their insn.tsv.  A
 # window the two plugins count differently is named in the table.
 {
