@@ -543,6 +543,35 @@ static bool fpe_unusable(const struct fp_context *ctx)
 }
 
 /*
+ * A policy that reads the estimate and can run no context, registered for
+ * a case and withdrawn however the case ends, while it is registered.
+ */
+static struct fp_policy fpe_reader = {
+	.name = "kunit_reader", .owner = THIS_MODULE,
+	.flush_walk = fpe_walk_nop, .flush_gather = fpe_gather_nop,
+	.usable = fpe_unusable, .reads_estimate = true,
+};
+
+static void fpe_reader_withdraw(void *unused)
+{
+	fp_policy_unregister(&fpe_reader);
+}
+
+static void fpe_reader_add(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, fp_policy_register(&fpe_reader), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fpe_reader_withdraw,
+							NULL), 0);
+}
+
+static void fpe_reader_drop(struct kunit *test)
+{
+	kunit_remove_action(test, fpe_reader_withdraw, NULL);
+	KUNIT_EXPECT_EQ(test, fp_policy_unregister(&fpe_reader), 0);
+}
+
+/*
  * The estimate's key is held by each registered policy that reads the
  * estimate, and by nothing else: contexts created and destroyed on one,
  * switches to one, that fail, or that change nothing, leave its count
@@ -550,11 +579,6 @@ static bool fpe_unusable(const struct fp_context *ctx)
  */
 static void estimate_key_held_by_registered_readers(struct kunit *test)
 {
-	struct fp_policy reader = {
-		.name = "kunit_reader", .owner = THIS_MODULE,
-		.flush_walk = fpe_walk_nop, .flush_gather = fpe_gather_nop,
-		.usable = fpe_unusable, .reads_estimate = true,
-	};
 	int base = fp_estimate_key_count();
 	struct fpt_rig *rig;
 
@@ -565,16 +589,16 @@ static void estimate_key_held_by_registered_readers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "adaptive"), 0);
 	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base);
 
-	KUNIT_ASSERT_EQ(test, fp_policy_register(&reader), 0);
+	fpe_reader_add(test);
 	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base + 1);
-	KUNIT_EXPECT_EQ(test, fp_policy_register(&reader), -EEXIST);
+	KUNIT_EXPECT_EQ(test, fp_policy_register(&fpe_reader), -EEXIST);
 	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "kunit_reader"),
 			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base + 1);
 	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "va"), 0);
 	KUNIT_EXPECT_EQ(test, fp_context_set_policy(rig->ctx, "adaptive"), 0);
 	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base + 1);
-	KUNIT_EXPECT_EQ(test, fp_policy_unregister(&reader), 0);
+	fpe_reader_drop(test);
 	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base);
 
 	fpt_rig_release(rig);
@@ -588,49 +612,23 @@ static void estimate_key_held_by_registered_readers(struct kunit *test)
  * the key on (every later case measuring fp_unmap() for the inline path),
  * nor one registered meanwhile leave it off.
  */
-static struct fp_policy fpe_held_reader = {
-	.name = "kunit_held", .owner = THIS_MODULE,
-	.flush_walk = fpe_walk_nop, .flush_gather = fpe_gather_nop,
-	.usable = fpe_unusable, .reads_estimate = true,
-};
-
-/* Withdrawn however the case ends, while it is registered. */
-static void fpe_held_reader_withdraw(void *unused)
-{
-	fp_policy_unregister(&fpe_held_reader);
-}
-
-static void fpe_held_reader_add(struct kunit *test)
-{
-	KUNIT_ASSERT_EQ(test, fp_policy_register(&fpe_held_reader), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							fpe_held_reader_withdraw,
-							NULL), 0);
-}
-
-static void fpe_held_reader_drop(struct kunit *test)
-{
-	kunit_remove_action(test, fpe_held_reader_withdraw, NULL);
-	KUNIT_EXPECT_EQ(test, fp_policy_unregister(&fpe_held_reader), 0);
-}
-
 static void estimate_key_held_off_counts_readers(struct kunit *test)
 {
 	int base = fp_estimate_key_count();
 
-	fpe_held_reader_add(test);
+	fpe_reader_add(test);
 	fpt_estimate_hold_off(test);
-	fpe_held_reader_drop(test);
+	fpe_reader_drop(test);
 	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), 0);
 	fpt_estimate_release(test);
 	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base);
 
 	fpt_estimate_hold_off(test);
-	fpe_held_reader_add(test);
+	fpe_reader_add(test);
 	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), 0);
 	fpt_estimate_release(test);
 	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base + 1);
-	fpe_held_reader_drop(test);
+	fpe_reader_drop(test);
 	KUNIT_EXPECT_EQ(test, fp_estimate_key_count(), base);
 }
 

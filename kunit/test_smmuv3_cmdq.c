@@ -1663,7 +1663,7 @@ static void fpt_leaf_op_check(struct kunit *test, struct fpt_rig *rig,
 		fpt_v3_fake_cmd(f, p1 + i, b);
 		KUNIT_EXPECT_TRUE_MSG(test, a[0] == b[0] && a[1] == b[1],
 				      "tg %u, range %d, leaf 0x%zx, command %u: %llx %llx, not %llx %llx",
-				      rig->backend.v3.tg, range, size, i,
+				      tg, range, size, i,
 				      a[0], a[1], b[0], b[1]);
 	}
 	fpt_v3_fake_cmd(f, p0, a);
